@@ -1,0 +1,208 @@
+// The lab format: what a lab/<nn>-<slug>/lab.ts file exports (`export default defineLab({...})`).
+// defineLab validates with zod; errors name the field (and, through loadLabModule in the engine, the file).
+// Checks grade state — cluster contents, member status, workspace files, the event log — never keystrokes.
+import { z } from "zod";
+import type { CheckContext, SetupContext } from "../engine/lab-api.ts";
+
+/** CheckResult is what a task's check returns. `message` is one line for the learner, pass or fail. */
+export interface CheckResult {
+  passed: boolean;
+  message: string;
+}
+
+/** CheckFn grades one task from state. It may throw; the engine then reports a failed check with the error. */
+export type CheckFn = (ctx: CheckContext) => Promise<CheckResult>;
+
+/** SetupFn prepares a fresh session after the cluster has a leader and the kube seed (if any) is written. */
+export type SetupFn = (ctx: SetupContext) => Promise<void>;
+
+/** WorkloadOptions tunes the kube workload (engine/kube/workload.ts); every interval is in milliseconds. */
+export interface WorkloadOptions {
+  /** nodeLeaseRenewMs: how often each node renews its Lease in kube-node-lease (kubelet: 10 s). */
+  nodeLeaseRenewMs?: number;
+  /** eventIntervalMs: how often an Event is written under /registry/events (0 = never). */
+  eventIntervalMs?: number;
+  /** compactionIntervalMs: kube-apiserver's --etcd-compaction-interval (5 min; 0 = never). */
+  compactionIntervalMs?: number;
+}
+
+/** KubeOptions tunes the Kubernetes-shaped seed (engine/kube/seed.ts). */
+export interface KubeOptions {
+  /** seed makes names, uids and timestamps reproducible (default 1). */
+  seed?: number;
+  /** encryptSecrets stores secrets as `k8s:enc:aescbc:v1:key1:` + AES-CBC ciphertext. */
+  encryptSecrets?: boolean;
+}
+
+/** ClusterShape is the cluster a lab starts with. */
+export interface ClusterShape {
+  members: 1 | 3 | 5;
+  /** quotaBackendBytes is passed as --quota-backend-bytes (etcd's default is 2 GiB). */
+  quotaBackendBytes?: number;
+  /** kube seeds /registry/... like a small Kubernetes cluster. */
+  kube?: boolean | KubeOptions;
+  /** workload keeps writing like a live control plane (node leases, events, compaction). Needs kube. */
+  workload?: boolean | WorkloadOptions;
+}
+
+/** TaskDefinition is one checked exercise. */
+export interface TaskDefinition {
+  /** id is unique in the lab: lower-case letters, digits and dashes. */
+  id: string;
+  title: string;
+  check: CheckFn;
+  /** hints are revealed one at a time, mildest first. */
+  hints: string[];
+  /** solution lists shell commands run one by one in the session's shell; afterwards the check must pass. */
+  solution: string[];
+}
+
+/** LabDefinition is a whole lab. Its id must equal its directory name under lab/. */
+export interface LabDefinition {
+  id: string;
+  title: string;
+  summary?: string;
+  cluster: ClusterShape;
+  setup?: SetupFn;
+  tasks: TaskDefinition[];
+}
+
+const idPattern = /^[a-z0-9][a-z0-9-]{0,63}$/;
+const fn = (what: string) =>
+  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `expected ${what}` });
+const ms = (name: string) =>
+  z
+    .number({ invalid_type_error: `expected ${name} as a number of milliseconds` })
+    .int()
+    .min(0)
+    .max(3_600_000);
+
+const workloadSchema = z
+  .object({
+    nodeLeaseRenewMs: ms("nodeLeaseRenewMs").min(100).optional(),
+    eventIntervalMs: ms("eventIntervalMs").optional(),
+    compactionIntervalMs: ms("compactionIntervalMs").optional(),
+  })
+  .strict();
+
+const kubeSchema = z
+  .object({ seed: z.number().int().min(0).max(0xffffffff).optional(), encryptSecrets: z.boolean().optional() })
+  .strict();
+
+const clusterSchema = z
+  .object({
+    members: z.union([z.literal(1), z.literal(3), z.literal(5)], {
+      errorMap: () => ({ message: "expected 1, 3 or 5 members" }),
+    }),
+    quotaBackendBytes: z
+      .number()
+      .int()
+      .min(1 << 20, "expected at least 1 MiB (1048576)")
+      .max(8 * 1024 ** 3, "expected at most 8 GiB (etcd's suggested maximum)")
+      .optional(),
+    kube: z.union([z.boolean(), kubeSchema]).optional(),
+    workload: z.union([z.boolean(), workloadSchema]).optional(),
+  })
+  .strict()
+  .refine((c) => !c.workload || c.kube, { message: "workload needs kube: the workload renews the seeded objects" });
+
+const taskSchema = z
+  .object({
+    id: z.string().regex(idPattern, "expected lower-case letters, digits and dashes"),
+    title: z.string().min(1, "expected a non-empty title"),
+    check: fn("check as a function (ctx) => Promise<{ passed, message }>"),
+    hints: z.array(z.string().min(1, "expected a non-empty hint"), {
+      invalid_type_error: "expected hints as an array of strings",
+      required_error: "expected hints as an array of strings",
+    }),
+    solution: z
+      .array(z.string().min(1, "expected a non-empty command"), {
+        invalid_type_error: "expected solution as an array of shell commands",
+        required_error: "expected solution as an array of shell commands",
+      })
+      .min(1, "expected at least one solution command"),
+  })
+  .strict();
+
+const labSchema = z
+  .object({
+    id: z.string().regex(idPattern, "expected lower-case letters, digits and dashes, like 01-what-lives-in-etcd"),
+    title: z.string().min(1, "expected a non-empty title"),
+    summary: z.string().optional(),
+    cluster: clusterSchema,
+    setup: fn("setup as a function (ctx) => Promise<void>").optional(),
+    tasks: z.array(taskSchema).min(1, "expected at least one task"),
+  })
+  .strict()
+  .superRefine((lab, ctx) => {
+    const seen = new Set<string>();
+    lab.tasks.forEach((t, i) => {
+      if (seen.has(t.id)) {
+        ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["tasks", i, "id"], message: `duplicate task id "${t.id}"` });
+      }
+      seen.add(t.id);
+    });
+  });
+
+/** LabFormatError reports an invalid lab definition; each problem names a field path like `tasks[1].hints`. */
+export class LabFormatError extends Error {
+  override name = "LabFormatError";
+  constructor(
+    readonly problems: string[],
+    readonly file?: string,
+  ) {
+    super(`${file ? `${file}: ` : ""}invalid lab definition:\n  ${problems.join("\n  ")}`);
+  }
+
+  /** inFile returns the same error naming `file`. */
+  inFile(file: string): LabFormatError {
+    return new LabFormatError(this.problems, file);
+  }
+}
+
+/** fieldPath renders a zod path as `tasks[1].hints`. */
+export function fieldPath(path: readonly (string | number)[]): string {
+  let out = "";
+  for (const p of path) out += typeof p === "number" ? `[${p}]` : out ? `.${p}` : p;
+  return out || "(the lab object)";
+}
+
+function issueMessage(issue: z.ZodIssue): string {
+  if (issue.code === z.ZodIssueCode.unrecognized_keys) {
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  }
+  return issue.message;
+}
+
+/** validateLab checks an unknown value against the lab format and returns it typed, or throws LabFormatError. */
+export function validateLab(value: unknown): LabDefinition {
+  const parsed = labSchema.safeParse(value);
+  if (!parsed.success) {
+    throw new LabFormatError(parsed.error.issues.map((i) => `${fieldPath(i.path)}: ${issueMessage(i)}`));
+  }
+  // zod checked every field; the function fields keep their declared types.
+  return value as LabDefinition;
+}
+
+/** defineLab validates a lab definition and returns it unchanged: `export default defineLab({ ... })`. */
+export function defineLab(lab: LabDefinition): LabDefinition {
+  return validateLab(lab);
+}
+
+/** workloadOptions resolves a lab's workload setting to full options (null = no workload). */
+export function workloadOptions(shape: ClusterShape): Required<WorkloadOptions> | null {
+  if (!shape.workload) return null;
+  const w = shape.workload === true ? {} : shape.workload;
+  return {
+    nodeLeaseRenewMs: w.nodeLeaseRenewMs ?? 10_000,
+    eventIntervalMs: w.eventIntervalMs ?? 15_000,
+    compactionIntervalMs: w.compactionIntervalMs ?? 300_000,
+  };
+}
+
+/** kubeOptions resolves a lab's kube setting to full options (null = no seed). */
+export function kubeOptions(shape: ClusterShape): Required<KubeOptions> | null {
+  if (!shape.kube) return null;
+  const k = shape.kube === true ? {} : shape.kube;
+  return { seed: k.seed ?? 1, encryptSecrets: k.encryptSecrets ?? false };
+}
