@@ -62,3 +62,25 @@ describe("Registry", () => {
     expect(() => c.inc(-1)).toThrow(/cannot decrease/);
   });
 });
+
+describe("Histogram with labels", () => {
+  it("renders one block per label set and estimates quantiles", () => {
+    const r = new Registry();
+    const h = r.histogram(
+      "etcd_network_peer_round_trip_time_seconds",
+      "Round-Trip-Time histogram between peers",
+      [0.001, 0.002],
+    );
+    h.observe(0.0005, { To: "b" });
+    h.observe(0.0015, { To: "a" });
+    expect(r.expose()).toContain('etcd_network_peer_round_trip_time_seconds_bucket{To="a",le="0.001"} 0');
+    expect(r.expose()).toContain('etcd_network_peer_round_trip_time_seconds_sum{To="b"} 0.0005');
+    const q = new Registry().histogram("q", "q", [1, 2, 4]);
+    for (let i = 0; i < 98; i++) q.observe(0.5);
+    q.observe(3);
+    q.observe(3);
+    expect(q.quantile(0.5)).toBeCloseTo(0.5102, 3);
+    expect(q.quantile(0.99)).toBeGreaterThan(2);
+    expect(q.quantile(0.99)).toBeLessThanOrEqual(4);
+  });
+});

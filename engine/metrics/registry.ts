@@ -115,12 +115,10 @@ export class Gauge implements Family {
   }
 }
 
-/** Histogram is a Prometheus histogram with fixed bucket upper bounds. */
+/** Histogram is a Prometheus histogram with fixed bucket upper bounds, optionally with labels. */
 export class Histogram implements Family {
   readonly kind = "histogram";
-  private readonly counts: number[];
-  private sum = 0;
-  private count = 0;
+  private readonly series = new Map<string, { labels: LabelValues; counts: number[]; sum: number; count: number }>();
   constructor(
     readonly name: string,
     readonly help: string,
@@ -129,33 +127,65 @@ export class Histogram implements Family {
     for (let i = 1; i < buckets.length; i++) {
       if (!((buckets[i] ?? 0) > (buckets[i - 1] ?? 0))) throw new Error(`metrics: ${name} buckets must increase`);
     }
-    this.counts = new Array<number>(buckets.length).fill(0);
   }
 
-  /** observe records one value (seconds, bytes, ...). */
-  observe(value: number): void {
-    this.sum += value;
-    this.count++;
+  /** observe records one value (seconds, bytes, ...) in the series with these labels. */
+  observe(value: number, labels: LabelValues = {}): void {
+    const key = labelKey(labels);
+    let s = this.series.get(key);
+    if (!s) {
+      s = { labels, counts: new Array<number>(this.buckets.length).fill(0), sum: 0, count: 0 };
+      this.series.set(key, s);
+    }
+    s.sum += value;
+    s.count++;
     for (let i = 0; i < this.buckets.length; i++) {
       if (value <= (this.buckets[i] ?? Infinity)) {
-        this.counts[i] = (this.counts[i] ?? 0) + 1;
+        s.counts[i] = (s.counts[i] ?? 0) + 1;
         return;
       }
     }
   }
 
-  /** snapshot returns cumulative bucket counts (aligned with `buckets`), the sum and the count. */
-  snapshot(): { cumulative: number[]; sum: number; count: number } {
+  /** snapshot returns cumulative bucket counts (aligned with `buckets`), the sum and the count of one series. */
+  snapshot(labels: LabelValues = {}): { cumulative: number[]; sum: number; count: number } {
+    const s = this.series.get(labelKey(labels));
     let acc = 0;
-    const cumulative = this.counts.map((c) => (acc += c));
-    return { cumulative, sum: this.sum, count: this.count };
+    const cumulative = (s?.counts ?? new Array<number>(this.buckets.length).fill(0)).map((c) => (acc += c));
+    return { cumulative, sum: s?.sum ?? 0, count: s?.count ?? 0 };
+  }
+
+  /** quantile estimates a quantile (0..1) of one series from its buckets, as PromQL's histogram_quantile does. */
+  quantile(q: number, labels: LabelValues = {}): number {
+    const { cumulative, count } = this.snapshot(labels);
+    if (count === 0) return 0;
+    const rank = q * count;
+    let prevCount = 0;
+    let prevBound = 0;
+    for (let i = 0; i < this.buckets.length; i++) {
+      const c = cumulative[i] ?? 0;
+      const bound = this.buckets[i] ?? 0;
+      if (c >= rank) return prevBound + (bound - prevBound) * ((rank - prevCount) / Math.max(1, c - prevCount));
+      prevCount = c;
+      prevBound = bound;
+    }
+    return this.buckets[this.buckets.length - 1] ?? 0;
   }
 
   lines(): string[] {
-    const { cumulative, sum, count } = this.snapshot();
-    const out = this.buckets.map((b, i) => `${this.name}_bucket{le="${formatGoFloat(b)}"} ${cumulative[i] ?? 0}`);
-    out.push(`${this.name}_bucket{le="+Inf"} ${count}`, `${this.name}_sum ${formatGoFloat(sum)}`);
-    out.push(`${this.name}_count ${count}`);
+    const all = this.series.size === 0 ? [{ labels: {} as LabelValues }] : sortedSeries(this.series);
+    const out: string[] = [];
+    for (const { labels } of all) {
+      const { cumulative, sum, count } = this.snapshot(labels);
+      const l = renderLabelPairs(labels);
+      const pre = l ? `${l},` : "";
+      this.buckets.forEach((b, i) =>
+        out.push(`${this.name}_bucket{${pre}le="${formatGoFloat(b)}"} ${cumulative[i] ?? 0}`),
+      );
+      out.push(`${this.name}_bucket{${pre}le="+Inf"} ${count}`);
+      out.push(`${this.name}_sum${l ? `{${l}}` : ""} ${formatGoFloat(sum)}`);
+      out.push(`${this.name}_count${l ? `{${l}}` : ""} ${count}`);
+    }
     return out;
   }
 }
@@ -201,10 +231,16 @@ function labelKey(labels: LabelValues): string {
     .join("\u0001");
 }
 
+function renderLabelPairs(labels: LabelValues): string {
+  return Object.keys(labels)
+    .sort()
+    .map((k) => `${k}="${escapeLabel(labels[k] ?? "")}"`)
+    .join(",");
+}
+
 function renderLabels(labels: LabelValues): string {
-  const keys = Object.keys(labels).sort();
-  if (keys.length === 0) return "";
-  return `{${keys.map((k) => `${k}="${escapeLabel(labels[k] ?? "")}"`).join(",")}}`;
+  const pairs = renderLabelPairs(labels);
+  return pairs ? `{${pairs}}` : "";
 }
 
 function sortedSeries<T extends { labels: LabelValues }>(m: Map<string, T>): T[] {
