@@ -1,0 +1,625 @@
+// PeerTransport moves Raft messages, snapshot transfers and a few unary calls between members over TCP
+// (TLS when --peer-cert-file is set). One outbound connection per peer carries this member's messages and
+// requests; the peer answers requests on the same connection. Snapshots use a connection of their own so a
+// large transfer never holds up heartbeats. The lab's fault channel plugs in here (drop / delay per peer).
+import { connect as netConnect, createServer as netCreateServer, type Server, type Socket } from "node:net";
+import { connect as tlsConnect, createServer as tlsCreateServer, type SecureContextOptions } from "node:tls";
+import { createReadStream, createWriteStream } from "node:fs";
+import { rename } from "node:fs/promises";
+import { once } from "node:events";
+import type { Message, NodeId } from "../raft/raftpb.ts";
+import { MessageType } from "../raft/raftpb.ts";
+import type { Logger } from "../log/zap.ts";
+import type { Registry, Counter, Histogram } from "../metrics/registry.ts";
+import { exponentialBuckets } from "../metrics/registry.ts";
+import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "./frame.ts";
+import { formatId } from "../server/ids.ts";
+import type { DropDirection } from "../server/control-channel.ts";
+
+/** MessageCodec encodes raft messages for the wire. */
+export interface MessageCodec {
+  encode(m: Message): Uint8Array;
+  decode(b: Uint8Array): Message;
+}
+
+/** PeerStanding says whether an id may talk to this member. */
+export type PeerStanding = "member" | "removed" | "unknown";
+
+/** PeerTransportOptions wires the transport into the member. */
+export interface PeerTransportOptions {
+  localId: NodeId;
+  clusterId: () => bigint;
+  listenUrls: readonly URL[];
+  tls?: SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
+  codec: MessageCodec;
+  standing: (id: bigint) => PeerStanding;
+  onRaftMessage: (m: Message) => void;
+  onUnreachable: (id: NodeId) => void;
+  onSnapshotStatus: (id: NodeId, ok: boolean) => void;
+  /** onRequest serves a peer's unary call; throwing sends the error text back. */
+  onRequest: (from: bigint, method: string, body: unknown) => Promise<unknown>;
+  /** snapshotDir is where received snapshot dbs are written (`<index>.snap.db`, as etcd names them). */
+  snapshotDir: string;
+  /** onSnapshotReceived hands a received MsgSnap and its db file path to the server. */
+  onSnapshotReceived: (m: Message, dbPath: string) => void;
+  /** snapshotSource opens the db to send with a MsgSnap (a consistent copy) and says how big it is. */
+  snapshotSource: (m: Message) => Promise<{ path: string; bytes: number; release: () => void }>;
+  logger: Logger;
+  registry: Registry;
+  nowMs: () => number;
+}
+
+interface PeerState {
+  id: NodeId;
+  name: string;
+  urls: string[];
+  sock?: Socket | undefined;
+  connecting: boolean;
+  ready: boolean;
+  queue: { frame: Buffer; onFail: () => void }[];
+  queuedBytes: number;
+  backoffMs: number;
+  retryTimer?: NodeJS.Timeout | undefined;
+  active: boolean;
+  activeSinceMs: number;
+}
+
+const maxQueueFrames = 4096;
+const maxQueueBytes = 64 * 1024 * 1024;
+const snapshotChunkBytes = 256 * 1024;
+const pingIntervalMs = 1000;
+
+/** PeerTransport connects this member to its peers. */
+export class PeerTransport {
+  private readonly peers = new Map<bigint, PeerState>();
+  private readonly servers: Server[] = [];
+  private readonly inbound = new Set<Socket>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
+  private nextRequestId = 1;
+  private closed = false;
+  private pingTimer?: NodeJS.Timeout;
+  private readonly dropIn = new Set<string>();
+  private readonly dropOut = new Set<string>();
+  private readonly delayOutMs = new Map<string, number>();
+  private readonly sentBytes: Counter;
+  private readonly receivedBytes: Counter;
+  private readonly sentFailures: Counter;
+  private readonly rtt: Histogram;
+  private readonly activePeers;
+
+  private constructor(private readonly opts: PeerTransportOptions) {
+    const r = opts.registry;
+    this.sentBytes = r.counter("etcd_network_peer_sent_bytes_total", "The total number of bytes sent to peers.");
+    this.receivedBytes = r.counter(
+      "etcd_network_peer_received_bytes_total",
+      "The total number of bytes received from peers.",
+    );
+    this.sentFailures = r.counter(
+      "etcd_network_peer_sent_failures_total",
+      "The total number of send failures from peers.",
+    );
+    this.rtt = r.histogram(
+      "etcd_network_peer_round_trip_time_seconds",
+      "Round-Trip-Time histogram between peers",
+      exponentialBuckets(0.0001, 2, 16),
+    );
+    this.activePeers = r.gauge("etcd_network_active_peers", "The current number of active peer connections.");
+  }
+
+  /** listen starts the peer listeners. */
+  static async listen(opts: PeerTransportOptions): Promise<PeerTransport> {
+    const t = new PeerTransport(opts);
+    for (const url of opts.listenUrls) {
+      const server = opts.tls
+        ? tlsCreateServer({ ...opts.tls }, (s) => t.accept(s))
+        : netCreateServer((s) => t.accept(s));
+      server.listen(Number(url.port), url.hostname.replace(/^\[|\]$/g, ""));
+      await once(server, "listening");
+      t.servers.push(server);
+    }
+    t.pingTimer = setInterval(() => t.pingAll(), pingIntervalMs);
+    t.pingTimer.unref();
+    return t;
+  }
+
+  /** addresses returns the bound listener addresses (for tests that bind port 0). */
+  addresses(): { host: string; port: number }[] {
+    return this.servers.map((s) => {
+      const a = s.address();
+      return typeof a === "object" && a ? { host: a.address, port: a.port } : { host: "", port: 0 };
+    });
+  }
+
+  /** addPeer starts talking to a peer. */
+  addPeer(id: NodeId, name: string, urls: string[]): void {
+    if (id === this.opts.localId || this.peers.has(id)) return;
+    const p: PeerState = {
+      id,
+      name,
+      urls,
+      connecting: false,
+      ready: false,
+      queue: [],
+      queuedBytes: 0,
+      backoffMs: 100,
+      active: false,
+      activeSinceMs: 0,
+    };
+    this.peers.set(id, p);
+    this.opts.logger.info("rafthttp/transport.go:327", "added remote peer", {
+      "local-member-id": formatId(this.opts.localId),
+      "remote-peer-id": formatId(id),
+      "remote-peer-urls": urls,
+    });
+    this.dial(p);
+  }
+
+  /** updatePeer changes a peer's name or URLs (member update, attributes published). */
+  updatePeer(id: NodeId, name: string, urls: string[]): void {
+    const p = this.peers.get(id);
+    if (!p) return this.addPeer(id, name, urls);
+    p.name = name;
+    if (urls.join(",") !== p.urls.join(",")) {
+      p.urls = urls;
+      p.sock?.destroy();
+    }
+  }
+
+  /** removePeer stops talking to a peer. */
+  removePeer(id: bigint): void {
+    const p = this.peers.get(id);
+    if (!p) return;
+    this.peers.delete(id);
+    if (p.retryTimer) clearTimeout(p.retryTimer);
+    p.sock?.destroy();
+    this.opts.logger.info("rafthttp/transport.go:369", "removed remote peer", {
+      "local-member-id": formatId(this.opts.localId),
+      "removed-remote-peer-id": formatId(id),
+    });
+  }
+
+  /** peerName gives a peer's member name ("" when unknown). */
+  peerName(id: bigint): string {
+    return this.peers.get(id)?.name ?? "";
+  }
+
+  /** activeSince says since when (ms) a peer's connection has been up, or 0 if it is down. */
+  activeSince(id: bigint): number {
+    const p = this.peers.get(id);
+    return p?.active ? p.activeSinceMs : 0;
+  }
+
+  /** send queues raft messages to their peers; MsgSnap goes through a snapshot transfer. */
+  send(msgs: readonly Message[]): void {
+    for (const m of msgs) {
+      const p = this.peers.get(m.to);
+      if (!p) continue;
+      if (this.dropOut.has(p.name)) continue;
+      if (m.type === MessageType.MsgSnap) {
+        void this.sendSnapshot(p, m);
+        continue;
+      }
+      this.enqueue(p, encodeFrame(FrameKind.Raft, this.opts.codec.encode(m)), () => this.opts.onUnreachable(m.to));
+    }
+  }
+
+  /** request makes a unary call to a peer (used to reach the leader: lease renew, time-to-live, ...). */
+  request(to: bigint, method: string, body: unknown, timeoutMs: number): Promise<unknown> {
+    const p = this.peers.get(to);
+    if (!p) return Promise.reject(new Error(`peer ${formatId(to)} not found`));
+    const id = this.nextRequestId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Error("context deadline exceeded"));
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      if (this.dropOut.has(p.name)) return; // lost on the wire; the caller times out
+      this.enqueue(p, jsonFrame(FrameKind.Request, { id, method, body }), () => {
+        clearTimeout(timer);
+        this.pending.delete(id);
+        reject(new Error(`failed to reach peer ${formatId(to)}`));
+      });
+    });
+  }
+
+  /** drop discards traffic to and/or from the named peers (the lab's partition fault). */
+  drop(names: readonly string[], direction: DropDirection): void {
+    for (const n of names) {
+      if (direction !== "out") this.dropIn.add(n);
+      if (direction !== "in") this.dropOut.add(n);
+    }
+  }
+
+  /** delay holds every frame this member sends to the named peers for `ms` (0 clears). */
+  delay(names: readonly string[], ms: number): void {
+    for (const n of names) {
+      if (ms > 0) this.delayOutMs.set(n, ms);
+      else this.delayOutMs.delete(n);
+    }
+  }
+
+  /** heal clears every drop and delay. */
+  heal(): void {
+    this.dropIn.clear();
+    this.dropOut.clear();
+    this.delayOutMs.clear();
+  }
+
+  /** faults reports the active faults by peer name. */
+  faults(): { drop: { in: string[]; out: string[] }; delayMs: Record<string, number> } {
+    return {
+      drop: { in: [...this.dropIn].sort(), out: [...this.dropOut].sort() },
+      delayMs: Object.fromEntries(this.delayOutMs),
+    };
+  }
+
+  /** close stops everything. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.pingTimer) clearInterval(this.pingTimer);
+    for (const p of this.peers.values()) {
+      if (p.retryTimer) clearTimeout(p.retryTimer);
+      p.sock?.destroy();
+    }
+    for (const s of this.inbound) s.destroy();
+    for (const { timer, reject } of this.pending.values()) {
+      clearTimeout(timer);
+      reject(new Error("transport closed"));
+    }
+    this.pending.clear();
+    await Promise.all(this.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+  }
+
+  // ---- outbound -------------------------------------------------------------------------------------
+
+  private dial(p: PeerState): void {
+    if (this.closed || p.connecting || p.sock || !this.peers.has(p.id)) return;
+    const url = new URL(p.urls[0] ?? "");
+    p.connecting = true;
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const port = Number(url.port);
+    const sock =
+      url.protocol === "https:"
+        ? tlsConnect({ host, port, ...this.opts.tls, rejectUnauthorized: this.opts.tls?.rejectUnauthorized ?? true })
+        : netConnect({ host, port });
+    sock.setNoDelay(true);
+    p.sock = sock;
+    const decoder = new FrameDecoder();
+    sock.once(url.protocol === "https:" ? "secureConnect" : "connect", () => {
+      sock.write(
+        jsonFrame(FrameKind.Hello, {
+          clusterId: this.opts.clusterId(),
+          from: this.opts.localId,
+          to: p.id,
+          purpose: "stream",
+        }),
+      );
+    });
+    sock.on("data", (data: Buffer) => {
+      let frames;
+      try {
+        frames = decoder.push(data);
+      } catch {
+        sock.destroy();
+        return;
+      }
+      for (const f of frames) this.onOutboundFrame(p, sock, f.kind, f.body);
+    });
+    sock.on("error", () => {});
+    sock.on("close", () => this.onOutboundClosed(p, sock));
+  }
+
+  private onOutboundFrame(p: PeerState, sock: Socket, kind: FrameKind, body: Buffer): void {
+    if (this.dropIn.has(p.name) && kind !== FrameKind.HelloAck) return;
+    switch (kind) {
+      case FrameKind.HelloAck: {
+        const ack = parseJsonBody<{ ok: boolean; error?: string }>(body);
+        if (!ack.ok) {
+          this.opts.logger.warn(
+            "rafthttp/stream.go:653",
+            "request sent was ignored by remote peer due to cluster ID mismatch",
+            {
+              "remote-peer-id": formatId(p.id),
+              error: ack.error ?? "",
+            },
+          );
+          sock.destroy();
+          return;
+        }
+        p.connecting = false;
+        p.ready = true;
+        p.backoffMs = 100;
+        this.setActive(p, true);
+        this.flush(p);
+        return;
+      }
+      case FrameKind.Response: {
+        const r = parseJsonBody<{ id: number; ok: boolean; body?: unknown; error?: string }>(body);
+        const w = this.pending.get(r.id);
+        if (!w) return;
+        this.pending.delete(r.id);
+        clearTimeout(w.timer);
+        if (r.ok) w.resolve(r.body);
+        else w.reject(new Error(r.error ?? "peer request failed"));
+        return;
+      }
+      case FrameKind.Pong: {
+        const sent = body.readDoubleBE(0);
+        this.rtt.observe(Math.max(0, (this.opts.nowMs() - sent) / 1000), { To: formatId(p.id) });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  private onOutboundClosed(p: PeerState, sock: Socket): void {
+    if (p.sock !== sock) return;
+    p.sock = undefined;
+    p.connecting = false;
+    p.ready = false;
+    this.setActive(p, false);
+    const failed = p.queue;
+    p.queue = [];
+    p.queuedBytes = 0;
+    for (const { onFail } of failed) {
+      this.sentFailures.inc(1, { To: formatId(p.id) });
+      onFail();
+    }
+    if (this.closed || !this.peers.has(p.id)) return;
+    p.retryTimer = setTimeout(() => {
+      p.retryTimer = undefined;
+      this.dial(p);
+    }, p.backoffMs);
+    p.backoffMs = Math.min(p.backoffMs * 2, 1000);
+  }
+
+  private setActive(p: PeerState, active: boolean): void {
+    if (p.active === active) return;
+    p.active = active;
+    p.activeSinceMs = active ? this.opts.nowMs() : 0;
+    this.activePeers.add(active ? 1 : -1);
+    if (active) {
+      this.opts.logger.info("rafthttp/peer_status.go:53", "peer became active", { "peer-id": formatId(p.id) });
+    } else {
+      this.opts.logger.warn("rafthttp/peer_status.go:66", "peer became inactive (message send to peer failed)", {
+        "peer-id": formatId(p.id),
+        error: "failed to write to peer: connection closed",
+      });
+    }
+  }
+
+  private enqueue(p: PeerState, frame: Buffer, onFail: () => void): void {
+    const delay = this.delayOutMs.get(p.name);
+    if (delay !== undefined) {
+      setTimeout(() => this.enqueueNow(p, frame, onFail), delay).unref();
+      return;
+    }
+    this.enqueueNow(p, frame, onFail);
+  }
+
+  private enqueueNow(p: PeerState, frame: Buffer, onFail: () => void): void {
+    if (!this.peers.has(p.id)) return;
+    if (!p.ready || !p.sock) {
+      if (p.queue.length >= maxQueueFrames || p.queuedBytes + frame.length > maxQueueBytes || !p.sock) {
+        this.sentFailures.inc(1, { To: formatId(p.id) });
+        onFail();
+        if (!p.sock) this.dial(p);
+        return;
+      }
+      p.queue.push({ frame, onFail });
+      p.queuedBytes += frame.length;
+      return;
+    }
+    if (p.sock.writableLength > maxQueueBytes) {
+      this.sentFailures.inc(1, { To: formatId(p.id) });
+      onFail();
+      return;
+    }
+    p.sock.write(frame);
+    this.sentBytes.inc(frame.length, { To: formatId(p.id) });
+  }
+
+  private flush(p: PeerState): void {
+    const q = p.queue;
+    p.queue = [];
+    p.queuedBytes = 0;
+    for (const { frame } of q) {
+      p.sock?.write(frame);
+      this.sentBytes.inc(frame.length, { To: formatId(p.id) });
+    }
+  }
+
+  private pingAll(): void {
+    for (const p of this.peers.values()) {
+      if (!p.ready || !p.sock || this.dropOut.has(p.name)) continue;
+      const b = Buffer.alloc(8);
+      b.writeDoubleBE(this.opts.nowMs(), 0);
+      this.enqueue(p, encodeFrame(FrameKind.Ping, b), () => {});
+    }
+  }
+
+  private async sendSnapshot(p: PeerState, m: Message): Promise<void> {
+    let src: { path: string; bytes: number; release: () => void } | undefined;
+    let ok = false;
+    const started = this.opts.nowMs();
+    try {
+      src = await this.opts.snapshotSource(m);
+      ok = await this.transferSnapshot(p, m, src.path, src.bytes);
+    } catch (err) {
+      this.opts.logger.warn("rafthttp/snapshot_sender.go:129", "failed to send database snapshot", {
+        "remote-peer-id": formatId(p.id),
+        error: (err as Error).message,
+      });
+    } finally {
+      src?.release();
+    }
+    if (ok) {
+      this.opts.logger.info("rafthttp/snapshot_sender.go:131", "sent database snapshot", {
+        "snapshot-index": m.snapshot?.metadata.index ?? 0,
+        "remote-peer-id": formatId(p.id),
+        bytes: src?.bytes ?? 0,
+        took: `${this.opts.nowMs() - started}ms`,
+      });
+    }
+    this.opts.onSnapshotStatus(p.id, ok);
+  }
+
+  private async transferSnapshot(p: PeerState, m: Message, path: string, bytes: number): Promise<boolean> {
+    const url = new URL(p.urls[0] ?? "");
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    const sock =
+      url.protocol === "https:"
+        ? tlsConnect({ host, port: Number(url.port), ...this.opts.tls })
+        : netConnect({ host, port: Number(url.port) });
+    try {
+      await once(sock, url.protocol === "https:" ? "secureConnect" : "connect");
+      sock.write(
+        jsonFrame(FrameKind.Hello, {
+          clusterId: this.opts.clusterId(),
+          from: this.opts.localId,
+          to: p.id,
+          purpose: "snapshot",
+        }),
+      );
+      const msg = this.opts.codec.encode(m);
+      const head = Buffer.alloc(8);
+      head.writeDoubleBE(bytes, 0);
+      sock.write(encodeFrame(FrameKind.SnapBegin, Buffer.concat([head, msg])));
+      for await (const chunk of createReadStream(path, { highWaterMark: snapshotChunkBytes })) {
+        if (!sock.write(encodeFrame(FrameKind.SnapChunk, chunk as Buffer))) await once(sock, "drain");
+      }
+      sock.write(encodeFrame(FrameKind.SnapEnd, Buffer.alloc(0)));
+      const decoder = new FrameDecoder();
+      for await (const data of sock) {
+        for (const f of decoder.push(data as Buffer)) {
+          if (f.kind === FrameKind.Response) return parseJsonBody<{ ok: boolean }>(f.body).ok;
+          if (f.kind === FrameKind.HelloAck && !parseJsonBody<{ ok: boolean }>(f.body).ok) return false;
+        }
+      }
+      return false;
+    } finally {
+      sock.destroy();
+    }
+  }
+
+  // ---- inbound --------------------------------------------------------------------------------------
+
+  private accept(sock: Socket): void {
+    this.inbound.add(sock);
+    sock.setNoDelay(true);
+    const decoder = new FrameDecoder();
+    let from: bigint | undefined;
+    let fromName = "";
+    let snap: { msg: Message; tmp: string; out: ReturnType<typeof createWriteStream>; written: number } | undefined;
+    sock.on("error", () => {});
+    sock.on("close", () => {
+      this.inbound.delete(sock);
+      snap?.out.destroy();
+    });
+    sock.on("data", (data: Buffer) => {
+      let frames;
+      try {
+        frames = decoder.push(data);
+      } catch {
+        sock.destroy();
+        return;
+      }
+      for (const { kind, body } of frames) {
+        if (from === undefined) {
+          if (kind !== FrameKind.Hello) return void sock.destroy();
+          const hello = parseJsonBody<{ clusterId: string; from: string; to: string }>(body);
+          const err = this.checkHello(BigInt(hello.clusterId), BigInt(hello.from), BigInt(hello.to));
+          if (err) {
+            sock.end(jsonFrame(FrameKind.HelloAck, { ok: false, error: err }));
+            return;
+          }
+          from = BigInt(hello.from);
+          fromName = this.peers.get(from)?.name ?? "";
+          sock.write(jsonFrame(FrameKind.HelloAck, { ok: true }));
+          continue;
+        }
+        this.receivedBytes.inc(body.length + 5, { From: formatId(from) });
+        if (this.dropIn.has(fromName || (this.peers.get(from)?.name ?? ""))) continue;
+        switch (kind) {
+          case FrameKind.Raft:
+            this.opts.onRaftMessage(this.opts.codec.decode(body));
+            break;
+          case FrameKind.Ping:
+            sock.write(encodeFrame(FrameKind.Pong, body));
+            break;
+          case FrameKind.Request: {
+            const req = parseJsonBody<{ id: number; method: string; body: unknown }>(body);
+            const peerId = from;
+            this.opts.onRequest(peerId, req.method, req.body).then(
+              (res) => sock.writable && sock.write(jsonFrame(FrameKind.Response, { id: req.id, ok: true, body: res })),
+              (err: Error) =>
+                sock.writable &&
+                sock.write(jsonFrame(FrameKind.Response, { id: req.id, ok: false, error: err.message })),
+            );
+            break;
+          }
+          case FrameKind.SnapBegin: {
+            const msg = this.opts.codec.decode(body.subarray(8));
+            const index = msg.snapshot?.metadata.index ?? 0;
+            const tmp = `${this.opts.snapshotDir}/${index.toString(16).padStart(16, "0")}.snap.db.tmp`;
+            snap = { msg, tmp, out: createWriteStream(tmp, { mode: 0o600 }), written: 0 };
+            break;
+          }
+          case FrameKind.SnapChunk:
+            if (snap) {
+              snap.out.write(body);
+              snap.written += body.length;
+            }
+            break;
+          case FrameKind.SnapEnd: {
+            const s = snap;
+            snap = undefined;
+            if (!s) break;
+            s.out.end(() => {
+              const final = s.tmp.replace(/\.tmp$/, "");
+              rename(s.tmp, final).then(
+                () => {
+                  this.opts.onSnapshotReceived(s.msg, final);
+                  if (sock.writable) sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: true }));
+                },
+                () => sock.writable && sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: false })),
+              );
+            });
+            break;
+          }
+          default:
+            break;
+        }
+      }
+    });
+  }
+
+  private checkHello(clusterId: bigint, from: bigint, to: bigint): string | undefined {
+    const mine = this.opts.clusterId();
+    if (mine !== 0n && clusterId !== 0n && clusterId !== mine) {
+      this.opts.logger.warn("rafthttp/http.go:500", "request cluster ID mismatch", {
+        "local-member-id": formatId(this.opts.localId),
+        "local-member-cluster-id": formatId(mine),
+        "remote-peer-cluster-id": formatId(clusterId),
+      });
+      return "cluster ID mismatch";
+    }
+    if (to !== this.opts.localId)
+      return `member id mismatch (want ${formatId(this.opts.localId)}, got ${formatId(to)})`;
+    const standing = this.opts.standing(from);
+    if (standing === "removed") {
+      this.opts.logger.warn("rafthttp/http.go:425", "rejected stream from remote peer because it was removed", {
+        "local-member-id": formatId(this.opts.localId),
+        "remote-peer-id-stream-handler": formatId(this.opts.localId),
+        "remote-peer-id-from": formatId(from),
+      });
+      return "the member has been permanently removed from the cluster";
+    }
+    return undefined;
+  }
+}
