@@ -1,0 +1,526 @@
+// A session's cluster: N member processes on OS-assigned ports, the process and fault controls of the lab,
+// and status samples. Every control waits until its effect is observed (the process exited, stopped, or
+// listens again; the fault is installed on every member) and reports an event through onEvent.
+import { mkdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { readFile } from "node:fs/promises";
+import type { Backend, ClusterStatus, MemberFaults } from "./status-types.ts";
+import { noFaults } from "./status-types.ts";
+import { resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
+import { MemberProcess, type MemberExit } from "./member-process.ts";
+import {
+  clientUrl,
+  endpoint,
+  initialCluster,
+  memberFlags,
+  memberSpec,
+  metricsUrl,
+  peerUrl,
+  type MemberSpec,
+} from "./member-spec.ts";
+import { freePorts } from "./ports.ts";
+import { ControlClient } from "./control-client.ts";
+import { groupsOf, healedFaults, partitionFaults, PartitionError } from "./partition.ts";
+import { StatusSampler } from "./status-sampler.ts";
+import { ClusterControlError } from "./control-error.ts";
+import type { ClusterRpc } from "./cluster-rpc.ts";
+import type { ProcessGuard } from "../session/watchdog.ts";
+import type { LabEventBody } from "../session/event-types.ts";
+
+/** ClusterOptions configure a cluster. */
+export interface ClusterOptions {
+  /** session names the cluster (its --initial-cluster-token is etcd-lab-<session>). */
+  session: string;
+  workspace: string;
+  backend: Backend;
+  members: number;
+  quotaBackendBytes?: number | undefined;
+  guard: ProcessGuard;
+  rpc: ClusterRpc;
+  onEvent: (e: LabEventBody) => void;
+  /** ports reuses a previous cluster's ports (3 per member: client, peer, metrics), e.g. on reset. */
+  ports?: number[] | undefined;
+  readyTimeoutMs?: number;
+}
+
+interface Member {
+  spec: MemberSpec;
+  proc: MemberProcess;
+  wiped: boolean;
+  faults: MemberFaults;
+  control: ControlClient | null;
+}
+
+const startAttemptsMax = 3;
+
+/** Cluster owns a session's member processes. */
+export class Cluster {
+  readonly binary: MemberBinary;
+  private readonly members: Member[] = [];
+  private readonly sampler: StatusSampler;
+  private destroyed = false;
+
+  private constructor(private readonly opts: ClusterOptions) {
+    this.binary = resolveMemberBinary(opts.backend);
+    this.sampler = new StatusSampler(opts.session, opts.rpc);
+  }
+
+  /** start creates the members and waits until every one reports healthy (a leader exists). */
+  static async start(opts: ClusterOptions): Promise<Cluster> {
+    const c = new Cluster(opts);
+    mkdirSync(opts.workspace, { recursive: true });
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < startAttemptsMax; attempt++) {
+      const ports =
+        attempt === 0 && opts.ports?.length === opts.members * 3 ? opts.ports : await freePorts(opts.members * 3);
+      try {
+        await c.bootstrap(ports);
+        return c;
+      } catch (err) {
+        lastErr = err;
+        await c.killAll();
+        c.members.length = 0;
+        if (!(err instanceof StartupExit)) break; // a timeout will not get better with other ports
+      }
+    }
+    await c.destroy();
+    throw lastErr;
+  }
+
+  /** names lists the members in order. */
+  names(): string[] {
+    return this.members.map((m) => m.spec.name);
+  }
+
+  /** endpoints lists the members' client endpoints (127.0.0.1:port) in order. */
+  endpoints(): string[] {
+    return this.members.map((m) => endpoint(m.spec));
+  }
+
+  /** ports returns every member's three ports, for a reset that keeps the endpoints. */
+  ports(): number[] {
+    return this.members.flatMap((m) => [m.spec.clientPort, m.spec.peerPort, m.spec.metricsPort]);
+  }
+
+  /** specs describes where each member lives. */
+  specs(): MemberSpec[] {
+    return this.members.map((m) => ({ ...m.spec }));
+  }
+
+  /** pids lists the running members' pids. */
+  pids(): number[] {
+    return this.members.map((m) => m.proc.pid).filter((p): p is number => p !== null);
+  }
+
+  /** sample takes one status sample of every member. */
+  sample(): Promise<ClusterStatus> {
+    const members = this.members.map((m) => ({
+      name: m.spec.name,
+      endpoint: endpoint(m.spec),
+      clientUrl: clientUrl(m.spec),
+      peerUrl: peerUrl(m.spec),
+      metricsUrl: metricsUrl(m.spec),
+      process: m.proc.state,
+      pid: m.proc.pid,
+      faults: structuredClone(m.faults),
+    }));
+    return this.sampler.sample(members, groupsOf(this.names(), this.faultMap())).then((s) => {
+      for (const row of s.members) if (row.reachable) this.find(row.name)?.proc.markUp();
+      for (const m of this.members) m.proc.boundLog();
+      return s;
+    });
+  }
+
+  // ---- process controls -------------------------------------------------------------------------------
+
+  /** stop sends SIGTERM and waits for the exit. */
+  async stop(name: string): Promise<void> {
+    const m = this.running(name);
+    await m.proc.stop();
+  }
+
+  /** kill sends SIGKILL and waits for the exit. */
+  async kill(name: string): Promise<void> {
+    const m = this.running(name);
+    await m.proc.kill();
+  }
+
+  /** pause sends SIGSTOP. */
+  pause(name: string): void {
+    const m = this.running(name);
+    if (m.proc.state === "paused") throw new ClusterControlError("invalid_state", `member ${name} is already paused`);
+    m.proc.pause();
+  }
+
+  /** resume sends SIGCONT to a paused member. */
+  resume(name: string): void {
+    const m = this.running(name);
+    if (m.proc.state !== "paused") throw new ClusterControlError("invalid_state", `member ${name} is not paused`);
+    m.proc.resume();
+  }
+
+  /** start starts a stopped member from its data dir and waits until it listens. */
+  async start(name: string): Promise<void> {
+    const m = this.get(name);
+    if (m.proc.pid !== null) throw new ClusterControlError("invalid_state", `member ${name} is already running`);
+    if (m.wiped) {
+      throw new ClusterControlError(
+        "invalid_state",
+        `member ${name}'s data dir was wiped: use rejoin (member remove + member add) to bring it back with a new member id`,
+      );
+    }
+    await this.launch(m, "new");
+  }
+
+  /** restart stops (SIGTERM) and starts a member. */
+  async restart(name: string): Promise<void> {
+    const m = this.get(name);
+    if (m.wiped) await this.start(name); // throws the wiped explanation
+    if (m.proc.pid !== null) await m.proc.stop();
+    await this.launch(m, "new");
+  }
+
+  /** wipe kills a member and deletes its data dir; rejoin brings it back. */
+  async wipe(name: string): Promise<void> {
+    const m = this.get(name);
+    if (m.proc.pid !== null) await m.proc.kill();
+    rmSync(m.spec.dataDir, { recursive: true, force: true });
+    m.wiped = true;
+    this.sampler.forget(name);
+  }
+
+  /** rejoin replaces a wiped member: member remove (old id), member add (same peer URL), start empty. */
+  async rejoin(name: string): Promise<void> {
+    const m = this.get(name);
+    if (!m.wiped) throw new ClusterControlError("invalid_state", `member ${name} was not wiped (rejoin undoes wipe)`);
+    const live = this.liveEndpoints(name);
+    const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
+    const old = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
+    if (old) await this.rpcCall(() => this.opts.rpc.memberRemove(live, old.id));
+    const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(m.spec)]));
+    m.wiped = false;
+    await this.launch(m, "existing", clusterOf(members, m.spec));
+  }
+
+  /** addMember adds a voting member named m<N+1> on new ports and starts it. */
+  async addMember(): Promise<string> {
+    const n = Math.max(0, ...this.names().map((x) => Number(x.slice(1)) || 0)) + 1;
+    const [a, b, c] = await freePorts(3);
+    const spec = memberSpec(this.opts.workspace, `m${n}`, [a as number, b as number, c as number]);
+    const live = this.liveEndpoints();
+    const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(spec)]));
+    const m = this.track(spec);
+    await this.launch(m, "existing", clusterOf(members, spec));
+    return spec.name;
+  }
+
+  /** removeMember removes a member from the cluster, stops its process and forgets it. */
+  async removeMember(name: string): Promise<void> {
+    const m = this.get(name);
+    if (this.members.length === 1) throw new ClusterControlError("invalid_state", "cannot remove the last member");
+    const live = this.liveEndpoints(name);
+    const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
+    const entry = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
+    if (entry) await this.rpcCall(() => this.opts.rpc.memberRemove(live, entry.id));
+    if (m.proc.pid !== null) await m.proc.stop(3000);
+    m.control?.close();
+    this.members.splice(this.members.indexOf(m), 1);
+    this.sampler.forget(name);
+    for (const o of this.members) {
+      o.faults.dropIn = o.faults.dropIn.filter((p) => p !== name);
+      o.faults.dropOut = o.faults.dropOut.filter((p) => p !== name);
+      delete o.faults.delayMs[name];
+    }
+  }
+
+  // ---- faults (our backend only) ------------------------------------------------------------------------
+
+  /** partition splits the members into groups that cannot talk to each other. */
+  async partition(groups: string[][]): Promise<void> {
+    this.needFaults("partition");
+    let next: Map<string, MemberFaults>;
+    try {
+      next = partitionFaults(this.names(), groups, this.faultMap());
+    } catch (err) {
+      if (err instanceof PartitionError) throw new ClusterControlError("bad_request", err.message);
+      throw err;
+    }
+    await this.installFaults(next);
+  }
+
+  /** isolate cuts one member off from all others. */
+  async isolate(name: string): Promise<void> {
+    this.needFaults("isolate");
+    this.get(name);
+    await this.partition([[name]]);
+  }
+
+  /** heal clears every drop and delay. */
+  async heal(): Promise<void> {
+    this.needFaults("heal");
+    await this.installFaults(healedFaults(this.faultMap()));
+  }
+
+  /** delay adds a one-way delay to what `name` sends to `peers` (0 clears). */
+  async delay(name: string, peers: string[], ms: number): Promise<void> {
+    this.needFaults("delay");
+    const m = this.get(name);
+    for (const p of peers) {
+      if (!this.find(p) || p === name) throw new ClusterControlError("bad_request", `unknown peer "${p}" for ${name}`);
+    }
+    const f = structuredClone(m.faults);
+    for (const p of peers) {
+      if (ms > 0) f.delayMs[p] = ms;
+      else delete f.delayMs[p];
+    }
+    await this.installFaults(new Map([[name, f]]));
+  }
+
+  /** slowDisk adds `ms` to every WAL fsync of a member (0 clears). */
+  async slowDisk(name: string, ms: number): Promise<void> {
+    this.needFaults("slow-disk");
+    const m = this.get(name);
+    await this.installFaults(new Map([[name, { ...structuredClone(m.faults), fsyncDelayMs: ms }]]));
+  }
+
+  /** faultMap returns the desired faults of every member. */
+  faultMap(): Map<string, MemberFaults> {
+    return new Map(this.members.map((m) => [m.spec.name, structuredClone(m.faults)]));
+  }
+
+  /** destroy kills every member; the cluster cannot be used afterwards. */
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    await this.killAll();
+    for (const m of this.members) m.control?.close();
+  }
+
+  // ---- internals --------------------------------------------------------------------------------------
+
+  private async bootstrap(ports: number[]): Promise<void> {
+    for (let i = 0; i < this.opts.members; i++) {
+      const p = ports.slice(i * 3, i * 3 + 3) as [number, number, number];
+      this.track(memberSpec(this.opts.workspace, `m${i + 1}`, p));
+    }
+    const ic = initialCluster(this.members.map((m) => m.spec));
+    const exits: Promise<never>[] = [];
+    for (const m of this.members) {
+      rmSync(m.spec.dataDir, { recursive: true, force: true });
+      await m.proc.start(this.flags(m, "new", ic));
+      exits.push(new Promise<never>((_, reject) => m.proc.onExit((exit) => reject(new StartupExit(m.spec, exit)))));
+    }
+    const timeoutMs = this.opts.readyTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ClusterControlError("timeout", `the cluster did not elect a leader within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.waitHealthy(), timeout, ...exits]);
+    } catch (err) {
+      if (err instanceof StartupExit) {
+        const log = await readFile(this.logFile(err.spec.name), "utf8").catch(() => "");
+        err.message += log ? `\n${log.split("\n").slice(-5).join("\n")}` : "";
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      for (const e of exits) e.catch(() => undefined);
+    }
+    for (const m of this.members) m.proc.markUp();
+    if (this.binary.faultChannel) await Promise.all(this.members.map((m) => this.applyFaults(m)));
+  }
+
+  private track(spec: MemberSpec): Member {
+    const proc = new MemberProcess({
+      name: spec.name,
+      binary: this.binary,
+      flags: [],
+      cwd: this.opts.workspace,
+      logFile: this.logFile(spec.name),
+      env: this.binary.faultChannel ? { ETCD_LAB_CONTROL_SOCKET: spec.controlSocket } : {},
+      guard: this.opts.guard,
+    });
+    const m: Member = { spec, proc, wiped: false, faults: noFaults(), control: null };
+    if (this.binary.faultChannel) {
+      mkdirSync(spec.controlSocket.slice(0, spec.controlSocket.lastIndexOf("/")), { recursive: true });
+      m.control = new ControlClient(spec.controlSocket);
+    }
+    proc.onExit((exit: MemberExit) => {
+      if (this.destroyed) return;
+      this.opts.onEvent({
+        type: "member.exited",
+        member: spec.name,
+        code: exit.code,
+        signal: exit.signal,
+        expected: exit.expected,
+      });
+    });
+    this.members.push(m);
+    return m;
+  }
+
+  private logFile(name: string): string {
+    return `${this.opts.workspace}/logs/${name}.log`;
+  }
+
+  private flags(m: Member, state: "new" | "existing", cluster?: string): string[] {
+    return memberFlags(m.spec, {
+      initialCluster: cluster ?? initialCluster(this.members.map((x) => x.spec)),
+      clusterToken: `etcd-lab-${this.opts.session}`,
+      clusterState: state,
+      quotaBackendBytes: this.opts.quotaBackendBytes,
+    });
+  }
+
+  private async launch(m: Member, state: "new" | "existing", cluster?: string): Promise<void> {
+    const pid = await m.proc.start(this.flags(m, state, cluster));
+    this.opts.onEvent({ type: "member.started", member: m.spec.name, pid });
+    await waitListening(m.spec.clientPort, 15_000, () => m.proc.pid === null).catch(() => {
+      throw new ClusterControlError("timeout", `member ${m.spec.name} did not listen on its client port within 15 s`);
+    });
+    m.proc.markUp();
+    if (this.binary.faultChannel) await this.applyFaults(m);
+  }
+
+  private async applyFaults(m: Member): Promise<void> {
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      try {
+        await m.control?.apply(m.faults);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline || m.proc.pid === null) {
+          throw new ClusterControlError("timeout", `member ${m.spec.name}'s fault channel: ${(err as Error).message}`);
+        }
+        await sleep(50);
+      }
+    }
+  }
+
+  private async installFaults(next: Map<string, MemberFaults>): Promise<void> {
+    for (const [name, f] of next) {
+      const m = this.get(name);
+      m.faults = f;
+    }
+    // Members that are down get theirs when they start; paused ones cannot answer: report it.
+    await Promise.all(
+      [...next.keys()].map(async (name) => {
+        const m = this.get(name);
+        if (m.proc.pid === null) return;
+        if (m.proc.state === "paused") {
+          throw new ClusterControlError(
+            "invalid_state",
+            `member ${name} is paused: resume it before changing its faults`,
+          );
+        }
+        await this.applyFaults(m);
+      }),
+    );
+  }
+
+  private needFaults(control: string): void {
+    if (!this.binary.faultChannel)
+      throw new ClusterControlError("unsupported", unsupportedReason(this.opts.backend, control));
+  }
+
+  private async waitHealthy(): Promise<void> {
+    for (;;) {
+      const ok = await Promise.all(this.members.map((m) => healthy(metricsUrl(m.spec))));
+      if (ok.every(Boolean)) return;
+      await sleep(25);
+    }
+  }
+
+  private liveEndpoints(except?: string): string[] {
+    const eps = this.members
+      .filter((m) => m.spec.name !== except && m.proc.pid !== null && m.proc.state !== "paused")
+      .map((m) => endpoint(m.spec));
+    if (!eps.length) throw new ClusterControlError("invalid_state", "no running member to ask");
+    return eps;
+  }
+
+  private async rpcCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new ClusterControlError("cluster_error", (err as Error).message);
+    }
+  }
+
+  private find(name: string): Member | undefined {
+    return this.members.find((m) => m.spec.name === name);
+  }
+
+  private get(name: string): Member {
+    const m = this.find(name);
+    if (!m)
+      throw new ClusterControlError("not_found", `no member named "${name}" (members: ${this.names().join(", ")})`);
+    return m;
+  }
+
+  private running(name: string): Member {
+    const m = this.get(name);
+    if (m.proc.pid === null) throw new ClusterControlError("invalid_state", `member ${name} is not running`);
+    return m;
+  }
+
+  private async killAll(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.proc.kill()));
+  }
+}
+
+/** StartupExit is a member that exited while the cluster was starting (e.g. its port was taken meanwhile). */
+class StartupExit extends Error {
+  override name = "StartupExit";
+  constructor(
+    readonly spec: MemberSpec,
+    exit: MemberExit,
+  ) {
+    super(`member ${spec.name} exited while starting (code ${exit.code}, signal ${exit.signal})`);
+  }
+}
+
+function clusterOf(members: { name: string; peerUrls: string[] }[], self: MemberSpec): string {
+  return members
+    .map((x) => {
+      const url = x.peerUrls[0] ?? "";
+      return `${x.name || (url === peerUrl(self) ? self.name : "")}=${url}`;
+    })
+    .join(",");
+}
+
+async function healthy(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { health?: string };
+    return body.health === "true";
+  } catch {
+    return false;
+  }
+}
+
+function waitListening(port: number, timeoutMs: number, gaveUp: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      const s = connect(port, "127.0.0.1");
+      s.once("connect", () => {
+        s.destroy();
+        resolve();
+      });
+      s.once("error", () => {
+        s.destroy();
+        if (Date.now() > deadline || gaveUp()) reject(new Error("not listening"));
+        else setTimeout(attempt, 25);
+      });
+    };
+    attempt();
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
