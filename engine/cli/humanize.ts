@@ -1,0 +1,14 @@
+// go-humanize's Bytes (v1.0.1), the size format etcd prints everywhere a size meets a person: `25 kB`,
+// `35 MB`, `2.1 GB` (SI units, one decimal below 10, rounding half up at one decimal).
+
+const sizes = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+
+/** humanizeBytes is humanize.Bytes: an SI size such as `83 MB` for 82854982. */
+export function humanizeBytes(n: number | bigint): string {
+  const s = Number(n);
+  if (s < 10) return `${s} B`;
+  const e = Math.floor(Math.log(s) / Math.log(1000));
+  const suffix = sizes[e] ?? "EB";
+  const val = Math.floor((s / Math.pow(1000, e)) * 10 + 0.5) / 10;
+  return val < 10 ? `${val.toFixed(1)} ${suffix}` : `${val.toFixed(0)} ${suffix}`;
+}
