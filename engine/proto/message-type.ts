@@ -55,7 +55,7 @@ export interface FieldInfo {
 export interface MessageType<T> {
   /** typeName is the fully qualified proto name, e.g. `etcdserverpb.RangeRequest`. */
   readonly typeName: string;
-  /** fields lists the fields in field-number order. */
+  /** fields lists the fields in declaration order, the order both JSON forms print them in. */
   readonly fields: readonly FieldInfo[];
   /** create returns a message with proto3 defaults, overridden by init (whose arrays it takes over). */
   create(init?: Partial<T>): T;

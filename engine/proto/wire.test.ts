@@ -161,3 +161,13 @@ describe("Reader rejects malformed input", () => {
     expect(Array.from(b)).toEqual([0x61, 0x62, 0x63]);
   });
 });
+
+describe("Reader over a Node Buffer", () => {
+  it("returns plain Uint8Array copies, not Buffer views", () => {
+    const input = Buffer.from("03616263", "hex");
+    const b = new Reader(input).bytes();
+    input[1] = 0;
+    expect(b.constructor).toBe(Uint8Array);
+    expect(Array.from(b)).toEqual([0x61, 0x62, 0x63]);
+  });
+});

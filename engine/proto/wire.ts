@@ -270,7 +270,8 @@ export class Reader {
   private lo = 0;
 
   constructor(buf: Uint8Array) {
-    this.buf = buf;
+    // A Node Buffer's slice() aliases; a plain Uint8Array view over the same memory copies, as we want.
+    this.buf = buf.constructor === Uint8Array ? buf : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
   private truncated(): never {

@@ -185,7 +185,9 @@ class PackageEmitter {
     o.push(`export const ${T}: $MessageType<${T}> = {\n`);
     o.push(`  typeName: "${m.fullName}",\n`);
     o.push(`  fields: [${m.fields.length ? "\n" : ""}`);
-    for (const f of m.fields) o.push(`    ${this.fieldInfo(f)},\n`);
+    // Declaration order: both JSON forms (protojson and Go's encoding/json on gogo structs) print in it.
+    const declared = [...m.fields].sort((a, b) => m.decl.fields.indexOf(a.decl) - m.decl.fields.indexOf(b.decl));
+    for (const f of declared) o.push(`    ${this.fieldInfo(f)},\n`);
     o.push(`${m.fields.length ? "  " : ""}],\n`);
     o.push(`  create: (init) => (init === undefined ? ${T}$new() : Object.assign(${T}$new(), init)),\n`);
     o.push(`  encode: (m) => $encode(${T}$write, m),\n`);

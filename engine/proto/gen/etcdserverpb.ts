@@ -601,6 +601,7 @@ function InternalRaftRequest$read(r: $Reader, end: number, into?: InternalRaftRe
 export const InternalRaftRequest: $MessageType<InternalRaftRequest> = {
   typeName: "etcdserverpb.InternalRaftRequest",
   fields: [
+    { no: 100, name: "header", localName: "header", kind: "message", repeated: false, message: () => RequestHeader },
     { no: 1, name: "ID", localName: "ID", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
     { no: 3, name: "range", localName: "range", kind: "message", repeated: false, message: () => RangeRequest },
     { no: 4, name: "put", localName: "put", kind: "message", repeated: false, message: () => PutRequest },
@@ -611,11 +612,10 @@ export const InternalRaftRequest: $MessageType<InternalRaftRequest> = {
     { no: 9, name: "lease_revoke", localName: "leaseRevoke", kind: "message", repeated: false, message: () => LeaseRevokeRequest },
     { no: 10, name: "alarm", localName: "alarm", kind: "message", repeated: false, message: () => AlarmRequest },
     { no: 11, name: "lease_checkpoint", localName: "leaseCheckpoint", kind: "message", repeated: false, message: () => LeaseCheckpointRequest },
-    { no: 100, name: "header", localName: "header", kind: "message", repeated: false, message: () => RequestHeader },
     { no: 1000, name: "auth_enable", localName: "authEnable", kind: "message", repeated: false, message: () => AuthEnableRequest },
     { no: 1011, name: "auth_disable", localName: "authDisable", kind: "message", repeated: false, message: () => AuthDisableRequest },
-    { no: 1012, name: "authenticate", localName: "authenticate", kind: "message", repeated: false, message: () => InternalAuthenticateRequest },
     { no: 1013, name: "auth_status", localName: "authStatus", kind: "message", repeated: false, message: () => AuthStatusRequest },
+    { no: 1012, name: "authenticate", localName: "authenticate", kind: "message", repeated: false, message: () => InternalAuthenticateRequest },
     { no: 1100, name: "auth_user_add", localName: "authUserAdd", kind: "message", repeated: false, message: () => AuthUserAddRequest },
     { no: 1101, name: "auth_user_delete", localName: "authUserDelete", kind: "message", repeated: false, message: () => AuthUserDeleteRequest },
     { no: 1102, name: "auth_user_get", localName: "authUserGet", kind: "message", repeated: false, message: () => AuthUserGetRequest },

@@ -75,9 +75,9 @@ function Entry$read(r: $Reader, end: number, into?: Entry): Entry {
 export const Entry: $MessageType<Entry> = {
   typeName: "raftpb.Entry",
   fields: [
-    { no: 1, name: "type", localName: "type", kind: "enum", repeated: false, enumType: () => EntryType },
     { no: 2, name: "term", localName: "term", kind: "scalar", scalar: "uint64", long: "number", repeated: false },
     { no: 3, name: "index", localName: "index", kind: "scalar", scalar: "uint64", long: "number", repeated: false },
+    { no: 1, name: "type", localName: "type", kind: "enum", repeated: false, enumType: () => EntryType },
     { no: 4, name: "data", localName: "data", kind: "scalar", scalar: "bytes", repeated: false },
   ],
   create: (init) => (init === undefined ? Entry$new() : Object.assign(Entry$new(), init)),
@@ -353,11 +353,11 @@ export const Message: $MessageType<Message> = {
     { no: 6, name: "index", localName: "index", kind: "scalar", scalar: "uint64", long: "number", repeated: false },
     { no: 7, name: "entries", localName: "entries", kind: "message", repeated: true, message: () => Entry },
     { no: 8, name: "commit", localName: "commit", kind: "scalar", scalar: "uint64", long: "number", repeated: false },
+    { no: 13, name: "vote", localName: "vote", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
     { no: 9, name: "snapshot", localName: "snapshot", kind: "message", repeated: false, message: () => Snapshot },
     { no: 10, name: "reject", localName: "reject", kind: "scalar", scalar: "bool", repeated: false },
     { no: 11, name: "rejectHint", localName: "rejectHint", kind: "scalar", scalar: "uint64", long: "number", repeated: false },
     { no: 12, name: "context", localName: "context", kind: "scalar", scalar: "bytes", repeated: false },
-    { no: 13, name: "vote", localName: "vote", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
   ],
   create: (init) => (init === undefined ? Message$new() : Object.assign(Message$new(), init)),
   encode: (m) => $encode(Message$write, m),
@@ -595,10 +595,10 @@ function ConfChange$read(r: $Reader, end: number, into?: ConfChange): ConfChange
 export const ConfChange: $MessageType<ConfChange> = {
   typeName: "raftpb.ConfChange",
   fields: [
-    { no: 1, name: "id", localName: "id", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
     { no: 2, name: "type", localName: "type", kind: "enum", repeated: false, enumType: () => ConfChangeType },
     { no: 3, name: "node_id", localName: "nodeId", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
     { no: 4, name: "context", localName: "context", kind: "scalar", scalar: "bytes", repeated: false },
+    { no: 1, name: "id", localName: "id", kind: "scalar", scalar: "uint64", long: "bigint", repeated: false },
   ],
   create: (init) => (init === undefined ? ConfChange$new() : Object.assign(ConfChange$new(), init)),
   encode: (m) => $encode(ConfChange$write, m),
