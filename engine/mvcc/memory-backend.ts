@@ -1,6 +1,6 @@
 // MemoryBackend: the Backend contract held in memory, for the pure cores' tests and the deterministic
 // simulator. It keeps the same committed/pending split as the file backend so that `crash()` can model a
-// process that dies between commits. Sizes imitate a page store: the high-water mark never shrinks.
+// member that dies between commits. Sizes imitate a page store: the high-water mark never shrinks.
 import type { Backend, BackendEntry } from "./backend.ts";
 import { binaryString, bytesOfBinaryString } from "./bytes.ts";
 import { ALL_BUCKETS, type BucketName } from "./schema.ts";
@@ -12,7 +12,7 @@ const PAGE_BYTES = 4096;
 
 type Buckets = Map<BucketName, SortedMap<Uint8Array>>;
 
-/** MemoryBackend implements Backend in memory; `crash()` drops uncommitted writes like a killed process. */
+/** MemoryBackend implements Backend in memory; `crash()` drops uncommitted writes like a killed member. */
 export class MemoryBackend implements Backend {
   private committed: Buckets = emptyBuckets();
   private live: Buckets = emptyBuckets();
