@@ -1,15 +1,18 @@
 // Reading records back out of a chain of segments, with etcd's rules for telling a torn tail (a crash while
 // appending: repairable) from corruption (refuse to start). See docs/wal.md "Crash repair".
 //
-// etcd 3.6 (decoder.go) calls a bad frame in the LAST segment torn when one of its sector-sized pieces is all
-// zeros, or when the frame runs past the end of the file, and a zero length word ends the records of a file.
-// We keep those rules and add one check etcd lacks: a tail is only torn if the log does not go on after it.
-// If two consecutive well-formed records whose CRCs chain (second.crc = crc32c(first.crc, second.data)) sit
-// after the damage, the damage is in the middle of the log, and truncating there would drop records that
-// may have been acknowledged, so the decoder reports corruption (file + offset) instead.
+// etcd 3.6 (decoder.go): in the LAST segment a frame is torn when one of its sector-sized pieces is all zeros
+// or when it runs past the end of the file, and a zero length word ends the records of a file. Anything
+// else, and anything in an earlier segment, is corruption. We keep those rules, which match what a power
+// loss can leave behind (unsynced sectors read back as zeros, in any combination), and refuse two cases that
+// a power loss cannot produce and where etcd would truncate records that may have been acknowledged:
+//   - a length word that runs past the end of the file while well-formed, CRC-chained records follow it
+//     (a corrupted length; a crash never writes a wrong length, and a cut-short file has nothing after);
+//   - a zero length word followed by non-zero bytes in the same 512-byte sector (sectors are written whole,
+//     and the word is written together with the record after it).
 import { crc32cUpdate } from "./crc32c.ts";
 import { atPosition, walError } from "./errors.ts";
-import { FRAME_HEADER_BYTES, framePadBytes, isTornWrite, readFrameHeader } from "./frame.ts";
+import { FRAME_HEADER_BYTES, framePadBytes, isTornWrite, MIN_SECTOR_BYTES, readFrameHeader } from "./frame.ts";
 import { decodeRecord, RecordType } from "./record.ts";
 import type { WalRecord } from "./record.ts";
 import type { SegmentReader } from "./segment-reader.ts";
@@ -63,7 +66,7 @@ export class WalDecoder {
       if (hdr.length === 0 || isZero(hdr)) {
         // The end of the written part of this file (end of file, or preallocated zeros).
         if (isLast) {
-          this.refuseIfLogContinues(f, this.off, "a zero length word");
+          if (hdr.length > 0) this.refuseIfSectorContinues(f);
           return undefined;
         }
         this.file++;
@@ -77,6 +80,7 @@ export class WalDecoder {
       const bodyOff = this.off + FRAME_HEADER_BYTES;
       const limit = f.size - bodyOff - padBytes;
       if (recordBytes > limit) {
+        if (isLast) this.refuseIfLogContinues(f, this.off);
         throw this.tornOrCorrupt(
           f,
           isLast,
@@ -115,21 +119,31 @@ export class WalDecoder {
     }
   }
 
-  // A problem that would be a torn tail in the last file; corruption anywhere else, or when the log goes on.
+  // A problem that would be a torn tail in the last file; corruption anywhere else.
   private tornOrCorrupt(f: SegmentReader, isLast: boolean, detail: string): Error {
     if (!isLast) return walError("corrupt-record", `${detail}${atPosition(f.name, this.off)}`, f.name, this.off);
-    this.refuseIfLogContinues(f, this.off, "a torn record");
     return walError("unexpected-eof", detail, f.name, this.off);
   }
 
-  private refuseIfLogContinues(f: SegmentReader, from: number, what: string): void {
+  private refuseIfLogContinues(f: SegmentReader, from: number): void {
     const at = findContinuation(f, from + FRAME_HEADER_BYTES);
     if (at === undefined) return;
     throw walError(
       "corrupt-record",
-      `: found ${what}, but valid records follow it at position ${at}, so it is not a torn tail${atPosition(f.name, from)}`,
+      `: a record length runs past the end of the file, but valid records follow it at position ${at}, so it is not a torn tail${atPosition(f.name, from)}`,
       f.name,
       from,
+    );
+  }
+
+  private refuseIfSectorContinues(f: SegmentReader): void {
+    const sectorEnd = (Math.floor(this.off / MIN_SECTOR_BYTES) + 1) * MIN_SECTOR_BYTES;
+    if (isZero(f.bytes(this.off, sectorEnd - this.off))) return;
+    throw walError(
+      "corrupt-record",
+      `: a zero length word is followed by data in the same sector, so it is not a torn tail${atPosition(f.name, this.off)}`,
+      f.name,
+      this.off,
     );
   }
 }

@@ -103,6 +103,7 @@ export class Wal {
   private metadata: Uint8Array = new Uint8Array(0);
   private state: HardState = { ...EMPTY_HARD_STATE };
   private enti = 0;
+  private synced: { segment: string; offset: number } | undefined;
 
   private constructor(
     /** dir is the WAL directory (member/wal, or --wal-dir). */
@@ -293,7 +294,9 @@ export class Wal {
     this.encoder?.flush();
     if (this.opts.unsafeNoFsync) return;
     const t0 = this.nowMs();
-    fdatasyncSync(this.tail().fd as number);
+    const tail = this.tail();
+    fdatasyncSync(tail.fd as number);
+    this.synced = { segment: tail.name, offset: this.writeOff };
     sleepSync(this.fsyncDelayMs);
     const tookMs = this.nowMs() - t0;
     if (tookMs > WARN_SYNC_MS) {
@@ -348,6 +351,14 @@ export class Wal {
   /** lastIndex is the index of the last entry (or snapshot marker) written or read. */
   get lastIndex(): number {
     return this.enti;
+  }
+
+  /**
+   * syncedTo is how far the log is known durable: the segment of the last fdatasync and the offset it
+   * covered (undefined before the first sync). Crash tests use it to model a power loss after it.
+   */
+  get syncedTo(): { segment: string; offset: number } | undefined {
+    return this.synced;
   }
 
   /** heldSegments lists the segment names the WAL holds, oldest first (the tail is last). */
