@@ -81,7 +81,7 @@ export class KvStore implements StoreCore {
           dbSizeInUseBytes: () => this.backend.sizeInUseBytes(),
         })
       : undefined;
-    this.restoreFromBackend();
+    this.loadFromBackend();
   }
 
   /** rev is the current revision (the revision of the last change; 1 on an empty store). */
@@ -241,6 +241,10 @@ export class KvStore implements StoreCore {
    * file was replaced by a Raft snapshot). A compaction interrupted by a crash is resumed.
    */
   restoreFromBackend(): void {
+    this.loadFromBackend();
+  }
+
+  private loadFromBackend(): void {
     assert(!this.writing, "mvcc: restore during a write transaction");
     this.index = new TreeIndex();
     this.compactions.length = 0;
