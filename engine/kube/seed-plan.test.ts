@@ -1,0 +1,72 @@
+import { describe, expect, it } from "vitest";
+import { seedPlan } from "./seed-plan.ts";
+import { unwrapObject } from "./envelope.ts";
+
+describe("kube seed plan", () => {
+  const plan = seedPlan(1);
+  const keys = plan.entries.map((e) => e.key);
+
+  it("is the same for the same seed and differs for another", () => {
+    expect(seedPlan(1).entries.map((e) => [e.key, Buffer.from(e.value).toString("hex")])).toEqual(
+      plan.entries.map((e) => [e.key, Buffer.from(e.value).toString("hex")]),
+    );
+    expect(seedPlan(2).entries.map((e) => e.key)).not.toEqual(keys);
+  });
+
+  it("lays keys out as kube-apiserver does", () => {
+    for (const prefix of [
+      "/registry/pods/kube-system/",
+      "/registry/deployments/kube-system/coredns",
+      "/registry/replicasets/kube-system/coredns-",
+      "/registry/services/specs/default/kubernetes",
+      "/registry/endpointslices/kube-system/kube-dns-",
+      "/registry/configmaps/kube-system/coredns",
+      "/registry/secrets/web/db-credentials",
+      "/registry/serviceaccounts/kube-system/coredns",
+      "/registry/namespaces/kube-node-lease",
+      "/registry/minions/worker-1",
+      "/registry/leases/kube-node-lease/worker-2",
+      "/registry/leases/kube-system/kube-scheduler",
+      "/registry/clusterroles/cluster-admin",
+      "/registry/clusterrolebindings/system:coredns",
+      "/registry/crd.projectcalico.org/ippools/default-ipv4-ippool",
+    ]) {
+      expect(
+        keys.some((k) => k.startsWith(prefix)),
+        prefix,
+      ).toBe(true);
+    }
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it("stores built-in kinds as protobuf envelopes and custom resources as JSON", () => {
+    for (const e of plan.entries) {
+      const env = unwrapObject(e.value);
+      if (e.key.startsWith("/registry/crd.projectcalico.org/") || e.key.startsWith("/registry/apiextensions.k8s.io/")) {
+        expect(env).toBeNull();
+        expect(JSON.parse(new TextDecoder().decode(e.value))).toHaveProperty("kind");
+      } else {
+        expect(env, e.key).not.toBeNull();
+      }
+    }
+    const kinds = (prefix: string) =>
+      new Set(plan.entries.filter((e) => e.key.startsWith(prefix)).map((e) => unwrapObject(e.value)?.kind));
+    expect(kinds("/registry/pods/")).toEqual(new Set(["Pod"]));
+    expect(kinds("/registry/minions/")).toEqual(new Set(["Node"]));
+    expect(kinds("/registry/leases/")).toEqual(new Set(["Lease"]));
+    expect(unwrapObject(plan.entries.find((e) => e.key.startsWith("/registry/leases/"))!.value)?.apiVersion).toBe(
+      "coordination.k8s.io/v1",
+    );
+  });
+
+  it("names pods after their ReplicaSet and DaemonSet like controllers do", () => {
+    const rs = keys
+      .find((k) => k.startsWith("/registry/replicasets/kube-system/coredns-"))!
+      .split("/")
+      .at(-1)!;
+    expect(rs).toMatch(/^coredns-[bcdfghjklmnpqrstvwxz2456789]{10}$/);
+    expect(keys.filter((k) => k.startsWith(`/registry/pods/kube-system/${rs}-`))).toHaveLength(2);
+    expect(keys.filter((k) => /\/registry\/pods\/kube-system\/kube-proxy-[a-z0-9]{5}$/.test(k))).toHaveLength(3);
+    expect(plan.entries.filter((e) => e.secret).length).toBe(3);
+  });
+});
