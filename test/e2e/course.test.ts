@@ -1,0 +1,201 @@
+// The course end to end in Debian's Chromium against a fresh lab server: lesson 1 typed, checked and
+// reloaded; a keyboard-only task; lesson 2's leader kill, quorum loss and recovery; screenshots of both
+// lessons in docs/screenshots/. One learner (one browser context) walks through in order.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browsing, LabServer } from "./harness.ts";
+import {
+  ensureSiteBuilt,
+  missingPrerequisites,
+  openBrowser,
+  saveScreenshot,
+  shouldSkip,
+  startLabServer,
+} from "./harness.ts";
+import {
+  clusterSummary,
+  dock,
+  leaderName,
+  memberAction,
+  members,
+  readClusterPicture,
+  task,
+  terminalScreen,
+  typeCommand,
+  waitForLeader,
+  waitForTerminal,
+} from "./lesson-page.ts";
+
+const skip = shouldSkip();
+
+describe.skipIf(skip)("the course in a browser", () => {
+  let server: LabServer | undefined;
+  let b: Browsing | undefined;
+  const page = () => {
+    if (!b) throw new Error("the browser did not start");
+    return b.page;
+  };
+
+  beforeAll(async () => {
+    const missing = missingPrerequisites();
+    if (missing.length) throw new Error(`e2e prerequisites missing under ETCD_LAB_CI=1: ${missing.join(", ")}`);
+    ensureSiteBuilt();
+    server = await startLabServer();
+    b = await openBrowser(server);
+  }, 300_000);
+
+  afterAll(async () => {
+    await b?.browser.close();
+    await server?.stop();
+  }, 60_000);
+
+  it("lesson 1: prompt, typed commands, Check passes; a reload keeps the progress and the same shell", async () => {
+    const p = page();
+    await expect.poll(() => p.url()).not.toContain("token=");
+    await p.getByRole("link", { name: "What lives in etcd" }).click();
+    await p.waitForURL(/\/lessons\/what-lives-in-etcd\/$/);
+    await waitForTerminal(p, /\[01-what-lives-in-etcd\][^\n]*\$/, 60_000);
+
+    await typeCommand(p, "E2E_MARK=same-shell-4711");
+    await typeCommand(
+      p,
+      `etcdctl put /lab/answers/pod-count "$(etcdctl get /registry/pods/ --prefix --keys-only | grep -c '^/')"`,
+    );
+    await waitForTerminal(p, /^OK$/m);
+
+    const countPods = task(p, "Count the pods");
+    await countPods.getByRole("button", { name: "Check: Count the pods" }).click();
+    await expect.poll(() => countPods.getByText(/^Passed: Right: \d+ pods/).count(), { timeout: 15_000 }).toBe(1);
+    await expect.poll(() => countPods.getByText("Done", { exact: true }).count()).toBe(1);
+    await saveScreenshot(p, "lesson-1-what-lives-in-etcd");
+
+    await p.reload();
+    await expect
+      .poll(() => task(p, "Count the pods").getByText("Done", { exact: true }).count(), { timeout: 20_000 })
+      .toBe(1);
+    await waitForTerminal(p, /E2E_MARK=same-shell-4711/, 20_000); // the scrollback came back
+    await typeCommand(p, 'echo "mark is $E2E_MARK"');
+    await waitForTerminal(p, /^mark is same-shell-4711$/m);
+
+    await p.getByRole("link", { name: "etcd-lab" }).click();
+    const card = p.getByRole("listitem").filter({ has: p.getByRole("link", { name: "What lives in etcd" }) });
+    await expect.poll(() => card.getByText("1 of 3 tasks done").count(), { timeout: 10_000 }).toBe(1);
+  }, 180_000);
+
+  it("keyboard only: reach the terminal, type, leave it with Esc Tab, Check a task; the table matches the drawing", async () => {
+    const p = page();
+    await p.goto(new URL("/lessons/what-lives-in-etcd/", p.url()).toString());
+    await waitForTerminal(p, /\[01-what-lives-in-etcd\]/, 30_000);
+    const focused = () =>
+      p.evaluate(
+        "document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent ?? ''",
+      ) as Promise<string>;
+
+    async function tabTo(pattern: RegExp, maxPresses = 250): Promise<void> {
+      for (let i = 0; i < maxPresses; i++) {
+        await p.keyboard.press("Tab");
+        if (pattern.test(await focused())) return;
+      }
+      throw new Error(`Tab never reached ${pattern}; focus is on "${await focused()}"`);
+    }
+
+    await tabTo(/^Terminal: shell input$/);
+    await p.keyboard.type(
+      `etcdctl put /lab/answers/coredns-resource-version "$(etcdctl get /registry/deployments/kube-system/coredns -w json | grep -o '"mod_revision":[0-9]*' | cut -d: -f2)"`,
+    );
+    await p.keyboard.press("Enter");
+    await waitForTerminal(p, /^OK$/m);
+    await p.keyboard.press("Escape");
+    await p.keyboard.press("Tab");
+    expect(await focused()).not.toBe("Terminal: shell input");
+
+    const title = "Find the resourceVersion of the coredns Deployment";
+    await tabTo(new RegExp(`^Check: ${title}$`));
+    await p.keyboard.press("Enter");
+    await expect
+      .poll(
+        () =>
+          task(p, title)
+            .getByText(/^Passed: Right: resourceVersion \d+/)
+            .count(),
+        { timeout: 15_000 },
+      )
+      .toBe(1);
+    await expect
+      .poll(() =>
+        p
+          .getByRole("status")
+          .filter({ hasText: `${title}: passed.` })
+          .count(),
+      )
+      .toBe(1);
+
+    // The members menu works from the keyboard: open with Enter, move with the arrows, close with Escape.
+    await tabTo(/^Actions for m1/);
+    await p.keyboard.press("Enter");
+    expect(await focused()).toBe("Stop");
+    await p.keyboard.press("ArrowDown");
+    expect(await focused()).toBe("Kill");
+    await p.keyboard.press("Escape");
+    expect(await focused()).toMatch(/^Actions for m1/);
+    expect(await dock(p).getByRole("menu").count()).toBe(0);
+
+    await tabTo(/Show the cluster as a table/);
+    await p.keyboard.press("Enter");
+    const picture = await readClusterPicture(p);
+    expect(picture.drawn.length).toBe(3);
+    expect(picture.table.length).toBe(3);
+    for (const node of picture.drawn) {
+      const row = picture.table.find((r) => r["Member"] === node["Member"]);
+      expect(row, `table row for ${node["Member"]}`).toBeDefined();
+      expect(row?.["State"]?.startsWith(node["State"] ?? "?")).toBe(true);
+      for (const field of ["Role", "Term", "Raft index", "Applied index", "DB size", "Leader changes"]) {
+        expect([node["Member"], field, row?.[field]]).toEqual([node["Member"], field, node[field]]);
+      }
+    }
+  }, 180_000);
+
+  it("lesson 2: kill the leader, lose quorum (put fails), restore it, and the tasks pass", async () => {
+    const p = page();
+    await p.goto(new URL("/lessons/raft-and-quorum/", p.url()).toString());
+    await expect
+      .poll(() => clusterSummary(p).textContent(), { timeout: 60_000 })
+      .toMatch(/3 of 3 members up · leader m\d/);
+    await waitForTerminal(p, /\[02-raft-and-quorum\]/, 30_000);
+
+    const first = await leaderName(p);
+    expect(first).toMatch(/^m[123]$/);
+    await memberAction(p, first as string, "Kill");
+    const second = await waitForLeader(p, first, 5_000);
+    console.log(`e2e: ${first} killed, ${second.name} drawn as the new leader after ${second.ms} ms`);
+
+    const survivor = second.name;
+    const other = ["m1", "m2", "m3"].find((m) => m !== first && m !== survivor) as string;
+    await memberAction(p, other, "Kill");
+    await expect.poll(() => clusterSummary(p).textContent(), { timeout: 10_000 }).toMatch(/^Quorum lost: 1 of 3/);
+    await typeCommand(p, "etcdctl put /lab/during-outage x");
+    await waitForTerminal(p, /^Error: context deadline exceeded$/m, 20_000);
+    await saveScreenshot(p, "lesson-2-raft-and-quorum-quorum-lost");
+
+    await memberAction(p, other, "Start");
+    await memberAction(p, first as string, "Start");
+    await expect
+      .poll(() => clusterSummary(p).textContent(), { timeout: 30_000 })
+      .toMatch(/^3 of 3 members up · leader m\d/);
+    const leader = await leaderName(p);
+    await typeCommand(p, `etcdctl put /lab/after-recovery ${leader}`);
+    await waitForTerminal(p, /^OK$/m);
+
+    for (const title of [
+      "Kill the leader and let a new one win",
+      "Lose quorum, then restore it",
+      "After recovery, write the new leader's name",
+    ]) {
+      const t = task(p, title);
+      await t.getByRole("button", { name: `Check: ${title}` }).click();
+      await expect.poll(() => t.getByText("Done", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
+    }
+    expect(await members(p).count()).toBe(3);
+    await terminalScreen(p).scrollIntoViewIfNeeded();
+    await saveScreenshot(p, "lesson-2-raft-and-quorum");
+  }, 240_000);
+});

@@ -1,0 +1,152 @@
+// The end-to-end harness: a built site, a fresh lab server on a free port with its own home directory, and
+// Debian's headless Chromium driven by playwright-core (never a downloaded browser). Skips loudly when
+// Chromium or the lab server is absent, except under ETCD_LAB_CI=1, where absence is a failure.
+import type { ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { chromium } from "playwright-core";
+
+/** repo is the checkout's root. */
+export const repo = join(import.meta.dirname, "..", "..");
+/** chromiumPath is Debian's Chromium, the only browser the tests use. */
+export const chromiumPath = "/usr/bin/chromium";
+/** screenshotsDir receives the lesson screenshots (committed: docs/screenshots/). */
+export const screenshotsDir = join(repo, "docs", "screenshots");
+/** chromiumArgs keeps Chromium quiet and offline. */
+export const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+const labServerEntry = join(repo, "engine", "http", "main.ts");
+
+/** missingPrerequisites names what the e2e run needs and cannot find. */
+export function missingPrerequisites(): string[] {
+  const missing: string[] = [];
+  if (!existsSync(chromiumPath)) missing.push(`Chromium at ${chromiumPath} (Debian package "chromium")`);
+  if (!existsSync(labServerEntry)) missing.push("the lab server (engine/http/main.ts)");
+  return missing;
+}
+
+/** shouldSkip reports (loudly) whether the e2e tests must be skipped here. Under ETCD_LAB_CI=1 it never skips. */
+export function shouldSkip(): boolean {
+  const missing = missingPrerequisites();
+  if (missing.length === 0 || process.env["ETCD_LAB_CI"] === "1") return false;
+  console.warn(`\n*** e2e tests SKIPPED: missing ${missing.join(" and ")}. Under ETCD_LAB_CI=1 this fails. ***\n`);
+  return true;
+}
+
+function newestMtimeMs(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const name of readdirSync(path)) {
+    if (name === "node_modules" || name === "dist" || name === ".astro") continue;
+    newest = Math.max(newest, newestMtimeMs(join(path, name)));
+  }
+  return newest;
+}
+
+/** ensureSiteBuilt runs `astro build` into site/dist when a source is newer than the last build. */
+export function ensureSiteBuilt(): void {
+  const built = join(repo, "site", "dist", "index.html");
+  const sources = Math.max(newestMtimeMs(join(repo, "site")), newestMtimeMs(join(repo, "lessons")));
+  if (existsSync(built) && statSync(built).mtimeMs >= sources) return;
+  const r = spawnSync(
+    process.execPath,
+    [join(repo, "node_modules/astro/astro.js"), "build", "--root", "site", "--silent"],
+    {
+      cwd: repo,
+      encoding: "utf8",
+      timeout: 240_000,
+      env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1" },
+    },
+  );
+  if (r.status !== 0) throw new Error(`astro build failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+/** LabServer is a running lab server. */
+export interface LabServer {
+  /** origin is http://127.0.0.1:<port>. */
+  origin: string;
+  token: string;
+  home: string;
+  stop(): Promise<void>;
+}
+
+/** startLabServer starts dist/lab-server.mjs on a free port with a fresh home and resolves once it printed its URL. */
+export async function startLabServer(): Promise<LabServer> {
+  const token = `e2e-${process.pid}-${Date.now().toString(36)}`;
+  const home = mkdtempSync(join(tmpdir(), "etcd-lab-e2e-"));
+  const args = [join(repo, "dist", "lab-server.mjs"), "--port", "0", "--token", token, "--home", home];
+  args.push("--site", join(repo, "site", "dist"), "--labs", join(repo, "lab"));
+  if (process.env["ETCD_LAB_E2E_BACKEND"]) args.push("--backend", process.env["ETCD_LAB_E2E_BACKEND"]);
+  const child: ChildProcess = spawn(process.execPath, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const origin = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`the lab server did not print its URL in 30 s:\n${output}`)),
+      30_000,
+    );
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\/\?token=/.exec(output);
+      if (m) {
+        clearTimeout(timer);
+        resolve(`http://127.0.0.1:${m[1]}`);
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the lab server exited (${code}):\n${output}`));
+    });
+  });
+  return {
+    origin,
+    token,
+    home,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once("exit", r));
+        child.kill("SIGTERM");
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+        if (child.exitCode === null) child.kill("SIGKILL");
+      }
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Browsing is a headless Chromium with one context (one learner). */
+export interface Browsing {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+}
+
+/** openBrowser launches Debian's Chromium headless and opens a page signed in to the lab server. */
+export async function openBrowser(server: LabServer): Promise<Browsing> {
+  const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion: "reduce" });
+  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
+  const page = await context.newPage();
+  // The printed URL: the server swaps the token for a cookie and redirects to the same page without it.
+  await page.goto(`${server.origin}/?token=${encodeURIComponent(server.token)}`);
+  return { browser, context, page };
+}
+
+/** saveScreenshot writes docs/screenshots/<name>.png and returns its repo-relative path. */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  mkdirSync(screenshotsDir, { recursive: true });
+  await page.screenshot({ path: join(screenshotsDir, `${name}.png`) });
+  return `docs/screenshots/${name}.png`;
+}
