@@ -9,3 +9,5 @@ export { decodeMemberMetadata, encodeMemberMetadata } from "./member-metadata.ts
 export type { MemberMetadata } from "./member-metadata.ts";
 export { createMemberStorage, isMemberInitialized, loadIntoStorage, restartMemberStorage } from "./bootstrap.ts";
 export type { MemberStorage, RaftStorageSink, RestartedStorage, StorageOptions } from "./bootstrap.ts";
+export { writeRestoredLog } from "./restore.ts";
+export type { RestoredLog, RestorePeer } from "./restore.ts";
