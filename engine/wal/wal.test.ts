@@ -271,3 +271,31 @@ describe("Wal file hygiene", () => {
     expect(warned).toEqual(["ignored file in WAL directory notes.txt"]);
   });
 });
+
+describe("Wal.openForRead", () => {
+  it("reads up to a torn tail without repairing or changing any file", () => {
+    const w = Wal.create(dir, META, { segmentBytes: 8192 });
+    for (let i = 1; i <= 5; i++) w.save(hs(1, i), [ent(i)]);
+    w.close();
+    const file = join(dir, "0000000000000000-0000000000000000.wal");
+    const before = readFileSync(file);
+    // Tear the last entry: zero its body (its length word stays).
+    const torn = Buffer.from(before);
+    let off = 0;
+    const starts: number[] = [];
+    while (torn.readBigUInt64LE(off) !== 0n) {
+      starts.push(off);
+      const len = torn.readUInt32LE(off);
+      off += 8 + len + ((8 - (len % 8)) % 8);
+    }
+    const victim = starts[starts.length - 2] ?? 0; // entry 5 (its hard state follows)
+    torn.fill(0, victim + 8, off);
+    writeFileSync(file, torn);
+    const r = Wal.openForRead(dir, { index: 0, term: 0 });
+    const c = r.readAll();
+    expect(c.entries.map((e) => e.index)).toEqual([1, 2, 3, 4]);
+    expect(readFileSync(file).equals(torn)).toBe(true); // untouched
+    expect(readdirSync(dir).sort()).toEqual(["0000000000000000-0000000000000000.wal"]);
+    expect(() => r.save(hs(1, 1), [])).toThrow("wal: closed");
+  });
+});

@@ -112,6 +112,7 @@ export class Wal {
     mode: Mode,
     private readonly opts: WalOptions,
     private start: WalSnapshot = { index: 0, term: 0 },
+    private readonly readOnly = false,
   ) {
     this.mode = mode;
     this.logger = opts.logger ?? nopLogger;
@@ -153,17 +154,15 @@ export class Wal {
    * segment from the one containing the marker on.
    */
   static open(dir: string, snap: WalSnapshot, opts: WalOptions = {}): Wal {
-    const listing = readWalDir(dir, opts.logger ?? nopLogger);
-    const from = searchIndex(listing, snap.index);
-    if (from < 0) {
-      throw walError("no-snapshot-file", ` '${snap.index}'`);
-    }
-    const held = listing.slice(from);
-    if (!isValidSeq(held)) {
-      throw walError("seq-gap", ` (starting from ${from})`);
-    }
-    const segments = held.map((s) => ({ ...s, fd: openSync(join(dir, s.name), "r+") }));
-    return new Wal(dir, segments, "read", opts, snap);
+    return new Wal(dir, selectSegments(dir, snap, opts, "r+"), "read", opts, snap);
+  }
+
+  /**
+   * openForRead opens the WAL read-only (etcd's OpenForRead, for tools such as etcdutl): readAll reads up to
+   * a torn tail without repairing anything, changes no file, and closes the WAL afterwards.
+   */
+  static openForRead(dir: string, snap: WalSnapshot, opts: WalOptions = {}): Wal {
+    return new Wal(dir, selectSegments(dir, snap, opts, "r"), "read", opts, snap, true);
   }
 
   /**
@@ -179,7 +178,16 @@ export class Wal {
     let state: HardState = { ...EMPTY_HARD_STATE };
     const entries: Entry[] = [];
     let match = false;
-    for (let rec = decoder.next(); rec !== undefined; rec = decoder.next()) {
+    const next = (): ReturnType<WalDecoder["next"]> => {
+      try {
+        return decoder.next();
+      } catch (err) {
+        // Read-only mode stops at a torn tail instead of asking for a repair (etcd: OpenForRead + ReadAll).
+        if (this.readOnly && isWalError(err, "unexpected-eof")) return undefined;
+        throw err;
+      }
+    };
+    for (let rec = next(); rec !== undefined; rec = next()) {
       switch (rec.type) {
         case RecordType.Entry: {
           const e = decodeEntry(rec.data);
@@ -232,6 +240,11 @@ export class Wal {
       }
     }
     if (!match) throw walError("snapshot-not-found");
+    if (this.readOnly) {
+      this.metadata = metadata ?? new Uint8Array(0);
+      this.close();
+      return { metadata: this.metadata, hardState: state, entries };
+    }
 
     // Zero everything after the last valid record: a torn write may have left non-zero bytes past a zero
     // length word, and overwriting only some of them would later read as corruption (etcd: ZeroToEnd).
@@ -441,6 +454,16 @@ export class Wal {
     if (this.mode === "closed") throw walError("closed");
     assert(this.mode === mode, () => `wal: called in ${this.mode} mode, needs ${mode} mode (readAll first?)`);
   }
+}
+
+// selectSegments opens every segment from the one holding the snapshot marker on (etcd's selectWALFiles).
+function selectSegments(dir: string, snap: WalSnapshot, opts: WalOptions, flags: "r" | "r+"): Segment[] {
+  const listing = readWalDir(dir, opts.logger ?? nopLogger);
+  const from = searchIndex(listing, snap.index);
+  if (from < 0) throw walError("no-snapshot-file", ` '${snap.index}'`);
+  const held = listing.slice(from);
+  if (!isValidSeq(held)) throw walError("seq-gap", ` (starting from ${from})`);
+  return held.map((s) => ({ ...s, fd: openSync(join(dir, s.name), flags) }));
 }
 
 /** walExists says whether `dir` holds any WAL segment (etcd's wal.Exist: is the member initialized?). */
