@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browsing, LabServer } from "./harness.ts";
 import {
   ensureSiteBuilt,
+  jsWeight,
+  pageScripts,
   missingPrerequisites,
   openBrowser,
   saveScreenshot,
@@ -54,6 +56,14 @@ describe.skipIf(skip)("the course in a browser", () => {
     await p.getByRole("link", { name: "What lives in etcd" }).click();
     await p.waitForURL(/\/lessons\/what-lives-in-etcd\/$/);
     await waitForTerminal(p, /\[01-what-lives-in-etcd\][^\n]*\$/, 60_000);
+    const scripts = pageScripts("lessons/what-lives-in-etcd");
+    const loaded = await p.evaluate("performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)");
+    expect(loaded as string[]).toEqual(expect.arrayContaining(scripts));
+    const weight = jsWeight(scripts);
+    console.log(
+      `e2e: lesson page JS: ${weight.files} files, ${weight.rawBytes} bytes, ${weight.gzipBytes} bytes gzip -9`,
+    );
+    expect(weight.gzipBytes).toBeLessThan(150_000);
 
     await typeCommand(p, "E2E_MARK=same-shell-4711");
     await typeCommand(

@@ -3,9 +3,10 @@
 // Chromium or the lab server is absent, except under ETCD_LAB_CI=1, where absence is a failure.
 import type { ChildProcess } from "node:child_process";
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromium } from "playwright-core";
 
@@ -149,4 +150,34 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   mkdirSync(screenshotsDir, { recursive: true });
   await page.screenshot({ path: join(screenshotsDir, `${name}.png`) });
   return `docs/screenshots/${name}.png`;
+}
+
+/** pageScripts lists the /_astro/*.js files a built page loads: its module scripts and their static imports. */
+export function pageScripts(pagePath: string): string[] {
+  const dist = join(repo, "site", "dist");
+  const html = readFileSync(join(dist, pagePath, "index.html"), "utf8");
+  const queue = [...html.matchAll(/(?:src|href)="(\/_astro\/[^"]+\.js)"/g)].map((m) => m[1] as string);
+  const seen = new Set<string>();
+  while (queue.length) {
+    const file = queue.pop() as string;
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(join(dist, file), "utf8");
+    for (const m of code.matchAll(/(?:from|import)\s*["']\.\/([^"']+\.js)["']/g)) queue.push(`/_astro/${m[1]}`);
+  }
+  return [...seen].sort();
+}
+
+/** jsWeight sums the size of the site's JavaScript files at the given URL paths, raw and gzip -9. */
+export function jsWeight(paths: Iterable<string>): { files: number; rawBytes: number; gzipBytes: number } {
+  let files = 0;
+  let rawBytes = 0;
+  let gzipBytes = 0;
+  for (const path of new Set(paths)) {
+    const bytes = readFileSync(join(repo, "site", "dist", path));
+    files++;
+    rawBytes += bytes.length;
+    gzipBytes += gzipSync(bytes, { level: 9 }).length;
+  }
+  return { files, rawBytes, gzipBytes };
 }
