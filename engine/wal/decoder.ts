@@ -12,7 +12,7 @@
 //     and the word is written together with the record after it).
 import { crc32cUpdate } from "./crc32c.ts";
 import { atPosition, walError } from "./errors.ts";
-import { FRAME_HEADER_BYTES, framePadBytes, isTornWrite, MIN_SECTOR_BYTES, readFrameHeader } from "./frame.ts";
+import { decodeFrameWord, FRAME_HEADER_BYTES, framePadBytes, isTornWrite, MIN_SECTOR_BYTES } from "./frame.ts";
 import { decodeRecord, RecordType } from "./record.ts";
 import type { WalRecord } from "./record.ts";
 import type { SegmentReader } from "./segment-reader.ts";
@@ -56,7 +56,10 @@ export class WalDecoder {
     this.crc = crc >>> 0;
   }
 
-  /** next returns the next record, or undefined at the end of the log; it throws a WalError when it cannot. */
+  /**
+   * next returns the next record, or undefined at the end of the log; it throws a WalError when it cannot.
+   * The record's data is a view into the read window: use it before calling next again.
+   */
   next(): WalRecord | undefined {
     for (;;) {
       const f = this.files[this.file];
@@ -76,7 +79,7 @@ export class WalDecoder {
       if (hdr.length < FRAME_HEADER_BYTES) {
         throw this.tornOrCorrupt(f, isLast, `: [wal] frame header cut short when reading "${f.name}"`);
       }
-      const { recordBytes, padBytes } = readFrameHeader(new DataView(hdr.buffer, hdr.byteOffset, 8), 0);
+      const { recordBytes, padBytes } = frameSizeOf(hdr);
       const bodyOff = this.off + FRAME_HEADER_BYTES;
       const limit = f.size - bodyOff - padBytes;
       if (recordBytes > limit) {
@@ -87,7 +90,7 @@ export class WalDecoder {
           `: [wal] max entry size limit exceeded when reading "${f.name}", recBytes: ${recordBytes}, fileSize(${f.size}) - offset(${this.off}) - padBytes(${padBytes}) = entryLimit(${limit})`,
         );
       }
-      const body = new Uint8Array(f.bytes(bodyOff, recordBytes + padBytes)); // a copy: the window is reused
+      const body = f.bytes(bodyOff, recordBytes + padBytes); // a view: valid until the next read
       let rec: WalRecord;
       try {
         rec = decodeRecord(body.subarray(0, recordBytes));
@@ -187,10 +190,10 @@ const ZEROS = Buffer.alloc(SCAN_CHUNK_BYTES);
 function frameAt(f: SegmentReader, p: number): { rec: WalRecord; end: number } | undefined {
   const hdr = f.bytes(p, FRAME_HEADER_BYTES);
   if (hdr.length < FRAME_HEADER_BYTES || isZero(hdr)) return undefined;
-  const { recordBytes, padBytes } = readFrameHeader(new DataView(hdr.buffer, hdr.byteOffset, 8), 0);
+  const { recordBytes, padBytes } = frameSizeOf(hdr);
   if (recordBytes === 0 || padBytes !== framePadBytes(recordBytes)) return undefined;
   if (recordBytes + padBytes > f.size - p - FRAME_HEADER_BYTES) return undefined;
-  const body = new Uint8Array(f.bytes(p + FRAME_HEADER_BYTES, recordBytes));
+  const body = Uint8Array.prototype.slice.call(f.bytes(p + FRAME_HEADER_BYTES, recordBytes)); // a copy: two frames are compared
   try {
     const rec = decodeRecord(body);
     if (rec.type < RecordType.Metadata || rec.type > RecordType.Snapshot) return undefined;
@@ -198,6 +201,10 @@ function frameAt(f: SegmentReader, p: number): { rec: WalRecord; end: number } |
   } catch {
     return undefined;
   }
+}
+
+function frameSizeOf(hdr: Buffer): { recordBytes: number; padBytes: number } {
+  return decodeFrameWord(hdr.readUInt32LE(0), hdr.readUInt32LE(4));
 }
 
 function align8(n: number): number {

@@ -40,8 +40,11 @@ export function writeFrameHeader(view: DataView, off: number, recordBytes: numbe
  * part of a preallocated segment); callers check for it before decoding.
  */
 export function readFrameHeader(view: DataView, off: number): FrameSize {
-  const lo = view.getUint32(off, true);
-  const hi = view.getUint32(off + 4, true);
+  return decodeFrameWord(view.getUint32(off, true), view.getUint32(off + 4, true));
+}
+
+/** decodeFrameWord decodes a length word given as its low and high 32-bit halves. */
+export function decodeFrameWord(lo: number, hi: number): FrameSize {
   const recordBytes = (hi & 0x00ff_ffff) * 0x1_0000_0000 + lo;
   // etcd: padding is present when the word is negative as an int64 (top bit set); it lives in the low 3 bits.
   const padBytes = hi & 0x8000_0000 ? (hi >>> 24) & 0x7 : 0;

@@ -210,7 +210,7 @@ export class Wal {
           break;
         case RecordType.Metadata:
           if (metadata !== undefined && !Buffer.from(metadata).equals(rec.data)) throw walError("metadata-conflict");
-          metadata = rec.data;
+          metadata = Uint8Array.prototype.slice.call(rec.data); // a copy: rec.data is a view into the read window
           break;
         case RecordType.Crc: {
           const crc = decoder.lastCrc;
