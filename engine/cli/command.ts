@@ -51,6 +51,8 @@ export class Command {
   args: ArgsFn | undefined;
   run: RunFn | undefined;
   parent: Command | undefined;
+  /** silenceErrors is cobra's SilenceErrors (set on a root, it silences the whole tree). */
+  silenceErrors = false;
   /** enablePrefixMatching is cobra's global EnablePrefixMatching (etcdctl and etcdutl turn it on). */
   enablePrefixMatching = false;
   /** usageFn and helpFn override cobra's defaults for this command and its descendants. */
@@ -400,8 +402,10 @@ export class Command {
     root.initDefaultHelpCmd();
     const found = root.find(args);
     if (found.error !== undefined) {
-      io.stderr(`Error: ${found.error}\n`);
-      io.stderr(`Run '${found.cmd.commandPath()} --help' for usage.\n`);
+      if (!found.cmd.silenceErrors && !root.silenceErrors) {
+        io.stderr(`Error: ${found.error}\n`);
+        io.stderr(`Run '${found.cmd.commandPath()} --help' for usage.\n`);
+      }
       return new CommandError(found.error);
     }
     const cmd = found.cmd;
@@ -411,7 +415,7 @@ export class Command {
       return undefined;
     }
     if (err) {
-      io.stderr(`Error: ${err.message}\n`);
+      if (!cmd.silenceErrors && !root.silenceErrors) io.stderr(`Error: ${err.message}\n`);
       cmd.outOrStderr()(`${cmd.usageString()}\n`);
       return err;
     }

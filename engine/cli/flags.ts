@@ -116,6 +116,39 @@ export class FlagSet {
     flag.changed = true;
   }
 
+  /** get returns the typed value of a flag (pflag's GetBool/GetString/...), or throws when undefined. */
+  private value(name: string): FlagValue {
+    const f = this.formal.get(name);
+    if (!f) throw new FlagError(`flag accessed but not defined: ${name}`);
+    return f.value;
+  }
+
+  getBool(name: string): boolean {
+    return (this.value(name) as BoolValue).value;
+  }
+
+  getString(name: string): string {
+    return (this.value(name) as StringValue).value;
+  }
+
+  /** getInt returns int/int64/uint values as numbers. */
+  getInt(name: string): number {
+    return Number((this.value(name) as IntValue).value);
+  }
+
+  getBigInt(name: string): bigint {
+    return (this.value(name) as IntValue).value;
+  }
+
+  /** getDuration returns nanoseconds. */
+  getDuration(name: string): number {
+    return (this.value(name) as DurationValue).ns;
+  }
+
+  getStringSlice(name: string): string[] {
+    return [...(this.value(name) as StringSliceValue).values];
+  }
+
   /** args are the positional arguments left after parse. */
   args(): string[] {
     return this.positional;

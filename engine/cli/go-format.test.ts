@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { formatGoDurationNs, parseGoDuration } from "./go-duration.ts";
 import {
+  formatFloatFixed,
   formatHexPadded,
   formatStringList,
   goQuote,
@@ -94,6 +95,17 @@ describe("time.Duration", () => {
   });
 });
 
+describe("strconv.FormatFloat 'f'", () => {
+  it("rounds exact ties to even like Go", () => {
+    expect(formatFloatFixed(20.5, 0)).toBe("20");
+    expect(formatFloatFixed(21.5, 0)).toBe("22");
+    expect(formatFloatFixed(0.007958, 6)).toBe("0.007958");
+    expect(formatFloatFixed(2.25, 1)).toBe("2.2");
+    expect(formatFloatFixed(-1.5, 0)).toBe("-2");
+    expect(formatFloatFixed(1e21, 0)).toBe("1000000000000000000000");
+  });
+});
+
 describe("humanize.Bytes", () => {
   it("matches the sizes etcd printed in the 3.4 captures", () => {
     expect(humanizeBytes(24576)).toBe("25 kB");
@@ -104,5 +116,7 @@ describe("humanize.Bytes", () => {
     expect(humanizeBytes(9)).toBe("9 B");
     expect(humanizeBytes(999)).toBe("999 B");
     expect(humanizeBytes(1000)).toBe("1.0 kB");
+    expect(humanizeBytes(20480)).toBe("20 kB");
+    expect(humanizeBytes(16384)).toBe("16 kB");
   });
 });

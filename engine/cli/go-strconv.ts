@@ -315,3 +315,33 @@ export function formatHexPadded(n: bigint | number, width: number, zero: boolean
 export function formatStringList(items: readonly string[]): string {
   return `[${items.join(" ")}]`;
 }
+
+/**
+ * formatFloatFixed is Go's strconv.FormatFloat(v, 'f', prec, 64) (fmt's `%.Nf`): the exact binary value
+ * rounded half to even — unlike Number.prototype.toFixed, which rounds exact ties up (20.5 → "21"; Go "20").
+ */
+export function formatFloatFixed(v: number, prec: number): string {
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf";
+  const neg = v < 0 || Object.is(v, -0);
+  const buf = new DataView(new ArrayBuffer(8));
+  buf.setFloat64(0, Math.abs(v));
+  const bits = buf.getBigUint64(0);
+  const expBits = Number((bits >> 52n) & 0x7ffn);
+  let mant = bits & ((1n << 52n) - 1n);
+  let exp: number;
+  if (expBits === 0) exp = -1074;
+  else {
+    mant |= 1n << 52n;
+    exp = expBits - 1075;
+  }
+  let num = mant * 10n ** BigInt(prec);
+  let den = 1n;
+  if (exp >= 0) num <<= BigInt(exp);
+  else den <<= BigInt(-exp);
+  let q = num / den;
+  const r = num % den;
+  if (2n * r > den || (2n * r === den && q % 2n === 1n)) q += 1n;
+  let digits = q.toString().padStart(prec + 1, "0");
+  if (prec > 0) digits = `${digits.slice(0, -prec)}.${digits.slice(-prec)}`;
+  return neg ? `-${digits}` : digits;
+}

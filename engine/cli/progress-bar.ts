@@ -14,6 +14,8 @@ export interface ProgressBarOptions {
   refreshMs?: number;
 }
 
+import { formatFloatFixed } from "./go-strconv.ts";
+
 const placeholder = "%_ad_el_%";
 const decay = 2 / (30 + 1);
 
@@ -73,7 +75,7 @@ export class ProgressBar {
     this.stateId++;
     const nowMs = this.opts.nowMs();
     const counters = `${this.current} / ${this.total}`;
-    const percent = `${(this.total > 0 ? this.current / (this.total / 100) : 0).toFixed(2)}%`;
+    const percent = this.total > 0 ? `${formatFloatFixed(this.current / (this.total / 100), 2)}%` : "?%";
     const speed = this.speed(nowMs);
     const withPlaceholder = `${counters} ${placeholder} ${percent} ${speed}`;
     const staticWidth = withPlaceholder.length - placeholder.length;

@@ -143,3 +143,11 @@ export function renderCobraUsage(c: Command): string {
 
 /** cobraUsage is cobra's default usage function: it writes to cobra's OutOrStderr writer. */
 export const cobraUsage: UsageFn = (cmd, out) => out(renderCobraUsage(cmd));
+
+/** cobraHelp is cobra's default help: Long (or Short), a blank line, then the usage, on standard output. */
+export function cobraHelp(cmd: Command): void {
+  const text = (cmd.long !== "" ? cmd.long : cmd.short).replace(/\s+$/u, "");
+  let out = text !== "" ? `${text}\n\n` : "";
+  if (cmd.runnable() || cmd.hasSubCommands()) out += cmd.usageString();
+  cmd.outOrStdout()(out);
+}
