@@ -7,7 +7,7 @@
 //   RECOVERED {"snap":[index,term,digest],"hs":[term,commit],"runs":[[first,last,term],...]}
 //   BEGIN first last term commit            before a save (an overwrite when first <= the last index)
 //   ACK first last term commit seg offset   after the save returned: durable up to offset in seg
-//   SNAPBEGIN index term / SNAP index term seg offset   around a Raft snapshot (file, marker, purge)
+//   SNAPBEGIN index term / SYNCED seg offset / SNAP index term   a Raft snapshot: file, marker, purge
 //   BAD <what>                              a recovered payload is wrong (exit 3)
 import { seededRng } from "../../engine/common/rng.ts";
 import {
@@ -118,6 +118,8 @@ function takeSnapshot(index: number): void {
     metadata: { index: index as LogIndex, term: t as Term, confState: CONF },
   });
   storage.wal.saveSnapshot({ index, term: t, confState: CONF });
+  const marked = storage.wal.syncedTo; // the marker is durable: segments before it may go now
+  out(`SYNCED ${marked?.segment ?? "-"} ${marked?.offset ?? 0}`);
   storage.wal.releaseLockTo(index);
   storage.wal.purge(2);
   storage.snapshotter.purge(2);
@@ -125,8 +127,7 @@ function takeSnapshot(index: number): void {
   digests = digests.slice(k + 1);
   snapIndex = index;
   snapDigest = d;
-  const synced = storage.wal.syncedTo;
-  out(`SNAP ${index} ${t} ${synced?.segment ?? "-"} ${synced?.offset ?? 0}`);
+  out(`SNAP ${index} ${t}`);
 }
 
 function runsOf(entries: readonly Entry[]): [number, number, number][] {

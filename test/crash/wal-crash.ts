@@ -81,9 +81,9 @@ export async function runWalCrash(opts: WalCrashOptions): Promise<WalCrashReport
             return;
           }
           model.onLine(line);
-          // The durable point moves with every ACK and every SNAP (the marker is synced too).
+          // The durable point moves with every ACK and every SYNCED (a snapshot marker).
           const f = line.split(" ");
-          const [segment = "-", offset = "0"] = f[0] === "ACK" ? f.slice(5) : f[0] === "SNAP" ? f.slice(3) : [];
+          const [segment = "-", offset = "0"] = f[0] === "ACK" ? f.slice(5) : f[0] === "SYNCED" ? f.slice(1) : [];
           if (segment !== "-") lastAck = { segment, offset: Number(offset) };
         },
         afterKill: (_run, r) => {
