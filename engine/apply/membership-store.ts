@@ -1,0 +1,191 @@
+// Membership as the backend records it (etcd server/storage/schema/membership.go and the v3 half of
+// membership.RaftCluster): members in `members` (JSON under the hex id), removed ids in `members_removed`,
+// the cluster version and downgrade info in `cluster`. It validates and applies ConfChanges.
+import type { Backend } from "../mvcc/backend.ts";
+import { bytesOfBinaryString, utf8Bytes, utf8String } from "../mvcc/bytes.ts";
+import {
+  ErrIDExists,
+  ErrIDNotFound,
+  ErrIDRemoved,
+  ErrMemberNotLearner,
+  ErrPeerURLExists,
+  ErrTooManyLearners,
+  type EtcdError,
+} from "../mvcc/errors.ts";
+import { CLUSTER_KEYS } from "../mvcc/schema.ts";
+import { ConfChangeType, type ConfChange } from "../raft/raftpb.ts";
+import {
+  decodeConfigChangeContext,
+  decodeMember,
+  encodeMember,
+  memberKey,
+  parseMemberKey,
+  type Member,
+} from "./member-json.ts";
+
+/** DEFAULT_MAX_LEARNERS is etcd's --max-learners default. */
+export const DEFAULT_MAX_LEARNERS = 1;
+
+const CLUSTER_VERSION_KEY = bytesOfBinaryString(CLUSTER_KEYS.clusterVersion);
+const DOWNGRADE_KEY = bytesOfBinaryString(CLUSTER_KEYS.downgrade);
+const REMOVED_VALUE = utf8Bytes("removed");
+
+/** DowngradeInfo is the `cluster` bucket's downgrade record. */
+export interface DowngradeInfo {
+  targetVersion: string;
+  enabled: boolean;
+}
+
+/** MembershipStore reads and writes the membership buckets. */
+export class MembershipStore {
+  constructor(
+    private readonly backend: Backend,
+    private readonly maxLearners = DEFAULT_MAX_LEARNERS,
+  ) {}
+
+  /** members lists the current members ordered by id. */
+  members(): Member[] {
+    const out: Member[] = [];
+    this.backend.forEach("members", (_k, v) => {
+      out.push(decodeMember(v));
+    });
+    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  /** member returns one member. */
+  member(id: bigint): Member | undefined {
+    const v = this.backend.get("members", memberKey(id));
+    return v === undefined ? undefined : decodeMember(v);
+  }
+
+  /** isRemoved says whether an id was removed (a removed id can never come back). */
+  isRemoved(id: bigint): boolean {
+    return this.backend.get("members_removed", memberKey(id)) !== undefined;
+  }
+
+  /** removedIds lists the removed ids. */
+  removedIds(): bigint[] {
+    const out: bigint[] = [];
+    this.backend.forEach("members_removed", (k) => {
+      out.push(parseMemberKey(k));
+    });
+    return out;
+  }
+
+  /** saveMember writes a member (add, promote, attribute or URL update). */
+  saveMember(m: Member): void {
+    this.backend.put("members", memberKey(m.id), encodeMember(m));
+  }
+
+  /** removeMember deletes a member and records its id as removed. */
+  removeMember(id: bigint): void {
+    this.backend.delete("members", memberKey(id));
+    this.backend.put("members_removed", memberKey(id), REMOVED_VALUE);
+  }
+
+  /** trim deletes every member and removed id (restore from a snapshot starts a new cluster). */
+  trim(): void {
+    for (const bucket of ["members", "members_removed"] as const) {
+      const keys: Uint8Array[] = [];
+      this.backend.forEach(bucket, (k) => {
+        keys.push(k);
+      });
+      for (const k of keys) this.backend.delete(bucket, k);
+    }
+  }
+
+  /** clusterVersion reads the cluster version ("3.6.0"), undefined before it was decided. */
+  clusterVersion(): string | undefined {
+    const v = this.backend.get("cluster", CLUSTER_VERSION_KEY);
+    return v === undefined ? undefined : utf8String(v);
+  }
+
+  /** setClusterVersion stores the cluster version. */
+  setClusterVersion(version: string): void {
+    this.backend.put("cluster", CLUSTER_VERSION_KEY, utf8Bytes(version));
+  }
+
+  /** downgradeInfo reads the downgrade record. */
+  downgradeInfo(): DowngradeInfo | undefined {
+    const v = this.backend.get("cluster", DOWNGRADE_KEY);
+    if (v === undefined) return undefined;
+    const raw = JSON.parse(utf8String(v)) as { "target-version"?: string; enabled?: boolean };
+    return { targetVersion: raw["target-version"] ?? "", enabled: raw.enabled === true };
+  }
+
+  /** setDowngradeInfo stores the downgrade record as etcd's JSON. */
+  setDowngradeInfo(d: DowngradeInfo): void {
+    this.backend.put(
+      "cluster",
+      DOWNGRADE_KEY,
+      utf8Bytes(JSON.stringify({ "target-version": d.targetVersion, enabled: d.enabled })),
+    );
+  }
+
+  /** validateConfChange mirrors RaftCluster.ValidateConfigurationChange against the backend's members. */
+  validateConfChange(cc: ConfChange): EtcdError | undefined {
+    const id = cc.nodeId as bigint;
+    if (this.isRemoved(id)) return ErrIDRemoved;
+    const members = this.members();
+    const existing = members.find((m) => m.id === id);
+    switch (cc.type) {
+      case ConfChangeType.ConfChangeAddNode:
+      case ConfChangeType.ConfChangeAddLearnerNode: {
+        const ctx = decodeConfigChangeContext(cc.context);
+        if (ctx.isPromote) {
+          if (!existing) return ErrIDNotFound;
+          if (!existing.isLearner) return ErrMemberNotLearner;
+          return undefined;
+        }
+        if (existing) return ErrIDExists;
+        const urls = new Set(members.flatMap((m) => m.peerURLs));
+        if (ctx.member.peerURLs.some((u) => urls.has(u))) return ErrPeerURLExists;
+        if (ctx.member.isLearner && cc.type === ConfChangeType.ConfChangeAddLearnerNode) {
+          if (members.filter((m) => m.isLearner).length + 1 > this.maxLearners) return ErrTooManyLearners;
+        }
+        return undefined;
+      }
+      case ConfChangeType.ConfChangeRemoveNode:
+        return existing ? undefined : ErrIDNotFound;
+      case ConfChangeType.ConfChangeUpdateNode: {
+        if (!existing) return ErrIDNotFound;
+        const urls = new Set(members.filter((m) => m.id !== id).flatMap((m) => m.peerURLs));
+        const updated = decodeMember(cc.context);
+        return updated.peerURLs.some((u) => urls.has(u)) ? ErrPeerURLExists : undefined;
+      }
+    }
+  }
+
+  /** applyConfChange records a validated ConfChange; it returns whether it removed `localId`. */
+  applyConfChange(cc: ConfChange, localId: bigint): boolean {
+    const id = cc.nodeId as bigint;
+    switch (cc.type) {
+      case ConfChangeType.ConfChangeAddNode:
+      case ConfChangeType.ConfChangeAddLearnerNode: {
+        const ctx = decodeConfigChangeContext(cc.context);
+        if (ctx.isPromote) {
+          const m = this.member(id);
+          if (m) this.saveMember({ ...m, isLearner: false });
+        } else {
+          this.saveMember(ctx.member);
+        }
+        return false;
+      }
+      case ConfChangeType.ConfChangeRemoveNode:
+        this.removeMember(id);
+        return id === localId;
+      case ConfChangeType.ConfChangeUpdateNode: {
+        const m = this.member(id);
+        const updated = decodeMember(cc.context);
+        if (m) this.saveMember({ ...m, peerURLs: updated.peerURLs, isLearner: updated.isLearner });
+        return false;
+      }
+    }
+  }
+
+  /** setAttributes records a member's name and client URLs (ClusterMemberAttrSet). */
+  setAttributes(id: bigint, name: string, clientURLs: string[]): void {
+    const m = this.member(id);
+    if (m) this.saveMember({ ...m, name, clientURLs });
+  }
+}
