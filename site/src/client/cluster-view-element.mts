@@ -123,13 +123,14 @@ class ClusterView extends HTMLElement {
     button.setAttribute("aria-haspopup", "menu");
     button.setAttribute("aria-expanded", "false");
     button.setAttribute("aria-controls", menuId);
-    button.append("Actions", h("span", "visually-hidden", ` for ${name}`), " ▾");
+    button.setAttribute("aria-label", `Actions for ${name}`);
+    button.append("Actions", h("span", "chevron", " ▾"));
     head.append(crown, h("span", "node-name", name), button);
 
     const badges = h("div", "badges");
     const stateBadge = h("span", "badge");
     const roleBadge = h("span", "badge role");
-    const extraBadges = h("span", "badges");
+    const extraBadges = h("span", "badge-extras");
     badges.append(stateBadge, roleBadge, extraBadges);
 
     const dl = h("dl");

@@ -30,16 +30,18 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: s
   return el;
 }
 
+/** button makes a task button: its visible label is short, its accessible name adds the task ("Check: …"). */
 function button(label: string, context: string): HTMLButtonElement {
   const b = h("button");
   b.type = "button";
-  b.append(h("span", "label", label), h("span", "visually-hidden", `: ${context}`));
+  b.dataset["context"] = context;
+  setLabel(b, label);
   return b;
 }
 
 function setLabel(b: HTMLButtonElement, label: string): void {
-  const l = b.querySelector(".label");
-  if (l) l.textContent = label;
+  b.textContent = label;
+  b.setAttribute("aria-label", `${label}: ${b.dataset["context"] ?? ""}`);
 }
 
 class LabTasks extends HTMLElement {
@@ -83,7 +85,7 @@ class LabTasks extends HTMLElement {
     list.replaceChildren();
     summary.tasks.forEach((t, i) => {
       const state = states.find((s) => s.task === t.id);
-      this.tasks.set(t.id, this.createTask(list, i + 1, t.id, t.title, t.hintCount, state));
+      this.createTask(list, i + 1, t.id, t.title, t.hintCount, state);
     });
     this.updateCount();
     this.setupReset();
@@ -100,7 +102,7 @@ class LabTasks extends HTMLElement {
     title: string,
     hintCount: number,
     state: TaskState | undefined,
-  ): TaskParts {
+  ): void {
     const li = h("li", "task");
     li.dataset["task"] = id;
     const head = h("div", "task-head");
@@ -123,6 +125,7 @@ class LabTasks extends HTMLElement {
     list.append(li);
 
     const parts: TaskParts = { li, title, mark, status, result, check, hint, solve, hints, hintCount, passed: false };
+    this.tasks.set(id, parts);
     for (const text of state?.hints ?? []) hints.append(h("li", undefined, text));
     this.updateHintButton(parts);
     if (state) this.showResult(state, "quiet");
@@ -130,7 +133,6 @@ class LabTasks extends HTMLElement {
     check.addEventListener("click", () => void this.check(id));
     hint.addEventListener("click", () => void this.hint(id));
     solve.addEventListener("click", () => void this.solve(id));
-    return parts;
   }
 
   private updateHintButton(p: TaskParts): void {
@@ -177,7 +179,7 @@ class LabTasks extends HTMLElement {
   }
 
   private async busy(b: HTMLButtonElement, label: string, run: () => Promise<void>): Promise<void> {
-    const before = b.querySelector(".label")?.textContent ?? "";
+    const before = b.textContent ?? "";
     b.disabled = true;
     setLabel(b, label);
     try {
