@@ -16,7 +16,7 @@ import type { Counter, Gauge, Registry } from "../metrics/registry.ts";
 import { Lessor, type LessorOptions } from "../lease/lessor.ts";
 import type { Backend } from "../mvcc/backend.ts";
 import type { Clock } from "../mvcc/clock.ts";
-import { CompactionJob } from "../mvcc/compaction.ts";
+import type { CompactionJob } from "../mvcc/compaction.ts";
 import { ErrCorrupt, ErrNoSpace, isEtcdError, type EtcdError } from "../mvcc/errors.ts";
 import { WatchableStore } from "../mvcc/watchable-store.ts";
 import {

@@ -15,6 +15,8 @@ import {
   PutRequest,
   RangeRequest,
   TxnRequest,
+  type RangeRequest_SortOrder,
+  type RangeRequest_SortTarget,
   type RequestOp,
 } from "../proto/gen/etcdserverpb.ts";
 import { checkDeleteRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from "./validate.ts";
@@ -31,8 +33,12 @@ const txn = (success: RequestOp[], failure: RequestOp[] = []): RequestOp => ({
 describe("request validation (v3rpc/key.go)", () => {
   it("rejects empty keys, bad sort options, ignore_* conflicts with etcd's texts", () => {
     expect(checkRangeRequest(RangeRequest.create())).toBe(ErrEmptyKey);
-    expect(checkRangeRequest(RangeRequest.create({ key: b("k"), sortOrder: 7 }))).toBe(ErrInvalidSortOption);
-    expect(checkRangeRequest(RangeRequest.create({ key: b("k"), sortTarget: 9 }))).toBe(ErrInvalidSortOption);
+    expect(checkRangeRequest(RangeRequest.create({ key: b("k"), sortOrder: 7 as RangeRequest_SortOrder }))).toBe(
+      ErrInvalidSortOption,
+    );
+    expect(checkRangeRequest(RangeRequest.create({ key: b("k"), sortTarget: 9 as RangeRequest_SortTarget }))).toBe(
+      ErrInvalidSortOption,
+    );
     expect(checkPutRequest(PutRequest.create({ key: b("k"), value: b("v"), ignoreValue: true }))).toBe(
       ErrValueProvided,
     );
