@@ -1,3 +1,4 @@
+export {};
 // npm run bench -- <area> [<area> ...]: runs the named benchmarks (all when none is named). Each area lives
 // in bench/<area>.ts and exports bench<Area>(): speed and memory are reported as ratios against real etcd
 // measured in the same run wherever a real etcd counterpart exists.

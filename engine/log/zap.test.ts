@@ -25,6 +25,17 @@ describe("ZapLogger", () => {
   });
 });
 
+describe("ZapLogger.named", () => {
+  it("prints the logger name between ts and caller, as zap does for etcd's raft lines", () => {
+    const lines: string[] = [];
+    const log = new ZapLogger({ level: "info", write: (l) => lines.push(l), nowMs: () => 0 }).named("raft");
+    log.info("etcdserver/zap_raft.go:77", "8e9e05c52164694d became leader at term 2");
+    expect(lines[0]).toBe(
+      '{"level":"info","ts":"1970-01-01T00:00:00.000000Z","logger":"raft","caller":"etcdserver/zap_raft.go:77","msg":"8e9e05c52164694d became leader at term 2"}\n',
+    );
+  });
+});
+
 describe("formatZapTime", () => {
   it("uses microsecond precision and Z", () => {
     expect(formatZapTime(Date.UTC(2026, 0, 2, 3, 4, 5, 6))).toBe("2026-01-02T03:04:05.006000Z");

@@ -22,6 +22,8 @@ export interface Logger {
   error(caller: string, msg: string, fields?: LogFields): void;
   /** enabled says whether a level would be printed (to skip building expensive fields). */
   enabled(level: LogLevel): boolean;
+  /** named returns a logger whose lines carry `"logger":"<name>"` (etcd's raft lines say `"logger":"raft"`). */
+  named?(name: string): Logger;
 }
 
 /** isLogLevel checks a `--log-level` value. */
@@ -36,6 +38,8 @@ export interface ZapLoggerOptions {
   write: (line: string) => void;
   /** nowMs is the clock (injected so tests are deterministic). */
   nowMs: () => number;
+  /** name is printed as `"logger"` between `ts` and `caller` when set. */
+  name?: string;
 }
 
 /** ZapLogger prints zap-shaped JSON lines. */
@@ -44,6 +48,10 @@ export class ZapLogger implements Logger {
 
   enabled(level: LogLevel): boolean {
     return rank[level] >= rank[this.opts.level];
+  }
+
+  named(name: string): Logger {
+    return new ZapLogger({ ...this.opts, name });
   }
 
   debug(caller: string, msg: string, fields?: LogFields): void {
@@ -61,7 +69,8 @@ export class ZapLogger implements Logger {
 
   private log(level: LogLevel, caller: string, msg: string, fields: LogFields | undefined): void {
     if (!this.enabled(level)) return;
-    let line = `{"level":"${level}","ts":"${formatZapTime(this.opts.nowMs())}","caller":${JSON.stringify(caller)},"msg":${JSON.stringify(msg)}`;
+    const name = this.opts.name === undefined ? "" : `"logger":${JSON.stringify(this.opts.name)},`;
+    let line = `{"level":"${level}","ts":"${formatZapTime(this.opts.nowMs())}",${name}"caller":${JSON.stringify(caller)},"msg":${JSON.stringify(msg)}`;
     if (fields) {
       for (const [k, v] of Object.entries(fields)) {
         if (v === undefined) continue;
@@ -79,6 +88,7 @@ export const nopLogger: Logger = {
   warn() {},
   error() {},
   enabled: () => false,
+  named: () => nopLogger,
 };
 
 /** formatZapTime prints etcd 3.6's log timestamp layout `2006-01-02T15:04:05.000000Z0700` in UTC. */
