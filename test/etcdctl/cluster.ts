@@ -1,0 +1,142 @@
+// Clusters for the etcdctl/etcdutl tests: N member processes of real etcd (Debian's /usr/bin/etcd 3.4) or of
+// ours (bin/etcd), on ports the OS hands out, in a temporary directory, torn down by stop().
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** ServerKind selects the member binary: Debian's etcd 3.4 or this repo's bin/etcd. */
+export type ServerKind = "real" | "ours";
+
+/** realEtcd and ourEtcd are the member binaries. */
+export const realEtcd = "/usr/bin/etcd";
+export const ourEtcd = join(import.meta.dirname, "../../bin/etcd");
+
+/** freePorts asks the OS for n free TCP ports on 127.0.0.1 (bind port 0, read it, release it). */
+export async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once("error", reject);
+          s.listen(0, "127.0.0.1", () => resolve(s));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+  return ports;
+}
+
+/** Member is one running member. */
+export interface Member {
+  name: string;
+  clientUrl: string;
+  peerUrl: string;
+  dataDir: string;
+  proc: ChildProcess;
+}
+
+/** Cluster is a running cluster and its scratch directory. */
+export interface Cluster {
+  kind: ServerKind;
+  dir: string;
+  members: Member[];
+  /** endpoints is the comma-separated `host:port` list of client URLs (ETCDCTL_ENDPOINTS). */
+  endpoints: string;
+  stop(): Promise<void>;
+}
+
+/** StartOptions configure startCluster. */
+export interface StartOptions {
+  kind: ServerKind;
+  members: number;
+  token?: string;
+  quotaBytes?: number;
+}
+
+async function waitHealthy(url: string, deadlineMs: number): Promise<void> {
+  while (Date.now() < deadlineMs) {
+    try {
+      const res = await fetch(`${url}/health`);
+      const body = (await res.json()) as { health?: string | boolean };
+      if (body.health === "true" || body.health === true) return;
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`member at ${url} did not become healthy`);
+}
+
+/** startCluster starts a new cluster and waits until every member reports healthy. */
+export async function startCluster(opts: StartOptions): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), "etcdctl-test-"));
+  const ports = await freePorts(opts.members * 2);
+  const names = Array.from({ length: opts.members }, (_, i) => `m${i + 1}`);
+  const peer = (i: number) => `http://127.0.0.1:${ports[2 * i + 1]}`;
+  const client = (i: number) => `http://127.0.0.1:${ports[2 * i]}`;
+  const initial = names.map((n, i) => `${n}=${peer(i)}`).join(",");
+  const bin = opts.kind === "real" ? realEtcd : ourEtcd;
+  const members: Member[] = names.map((name, i) => {
+    const dataDir = join(dir, `${name}.etcd`);
+    const args = [
+      "--name",
+      name,
+      "--data-dir",
+      dataDir,
+      "--listen-client-urls",
+      client(i),
+      "--advertise-client-urls",
+      client(i),
+      "--listen-peer-urls",
+      peer(i),
+      "--initial-advertise-peer-urls",
+      peer(i),
+      "--initial-cluster",
+      initial,
+      "--initial-cluster-token",
+      opts.token ?? "etcdctl-golden",
+      "--initial-cluster-state",
+      "new",
+      "--logger",
+      "zap",
+      "--log-outputs",
+      join(dir, `${name}.log`),
+    ];
+    if (opts.quotaBytes !== undefined) args.push(`--quota-backend-bytes=${opts.quotaBytes}`);
+    const proc = spawn(bin, args, { stdio: "ignore", env: { PATH: process.env["PATH"] ?? "" } });
+    return { name, clientUrl: client(i), peerUrl: peer(i), dataDir, proc };
+  });
+  const stop = async () => {
+    await Promise.all(
+      members.map(
+        (m) =>
+          new Promise<void>((resolve) => {
+            if (m.proc.exitCode !== null || m.proc.signalCode !== null) return resolve();
+            m.proc.once("exit", () => resolve());
+            m.proc.kill("SIGKILL");
+          }),
+      ),
+    );
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const deadline = Date.now() + 30_000;
+    await Promise.all(members.map((m) => waitHealthy(m.clientUrl, deadline)));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return {
+    kind: opts.kind,
+    dir,
+    members,
+    endpoints: members.map((m) => m.clientUrl.replace("http://", "")).join(","),
+    stop,
+  };
+}

@@ -1,0 +1,99 @@
+// Golden scripted tests for etcdctl/etcdutl (test/etcdctl/testdata/*.txt, command / ---- / output): every
+// script runs against a fresh cluster with our tools, and the normalised output must equal the script
+// (UPDATE=1 rewrites the scripts). Each case not tagged `# diff: <id>` is also run by Debian's real
+// etcdctl 3.4 against a second, identical cluster, and both normalised outputs must agree; every tag must
+// name a row of the differences table in docs/etcdctl.md.
+//
+// ETCD_LAB_GOLDEN_SERVER=real|ours picks the member binary (default: real etcd 3.4 when installed).
+
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { requireBinary } from "../../engine/cli/testing.ts";
+import type { Cluster, ServerKind } from "./cluster.ts";
+import { realEtcd, startCluster } from "./cluster.ts";
+import { Normalizer } from "./normalize.ts";
+import { realEtcdctl, runCommand } from "./runner.ts";
+import type { Case } from "./script.ts";
+import { formatScript, parseScript, renderResult } from "./script.ts";
+
+const testdata = join(import.meta.dirname, "testdata");
+const update = process.env["UPDATE"] === "1";
+const server: ServerKind = (process.env["ETCD_LAB_GOLDEN_SERVER"] as ServerKind | undefined) ?? "real";
+const haveServer = server === "ours" || requireBinary(realEtcd, "Debian etcd-server 3.4 (etcd)");
+const crossCheck = requireBinary(realEtcdctl, "Debian etcd-client 3.4 (etcdctl)");
+
+/** documentedDiffs are the ids in the differences table of docs/etcdctl.md (`| id | ...`). */
+function documentedDiffs(): Set<string> {
+  const doc = join(import.meta.dirname, "../../docs/etcdctl.md");
+  const ids = new Set<string>();
+  if (!existsSync(doc)) return ids;
+  for (const m of readFileSync(doc, "utf8").matchAll(/^\| `([a-z0-9-]+)` \|/gm)) ids.add(m[1] as string);
+  return ids;
+}
+
+function settings(cases: Case[]): { members: number; quotaBytes?: number } {
+  const prose = cases[0]?.prose.join("\n") ?? "";
+  const members = Number(/cluster: (\d+)/.exec(prose)?.[1] ?? 1);
+  const quota = /quota: (\d+)/.exec(prose)?.[1];
+  return quota ? { members, quotaBytes: Number(quota) } : { members };
+}
+
+const files = readdirSync(testdata).filter((f) => f.endsWith(".txt"));
+
+describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () => {
+  const diffs = documentedDiffs();
+  for (const file of files) {
+    describe(file, () => {
+      const path = join(testdata, file);
+      const cases = parseScript(readFileSync(path, "utf8"));
+      const { members, quotaBytes } = settings(cases);
+      let ours: Cluster;
+      let real: Cluster | undefined;
+      const nOurs = { n: undefined as Normalizer | undefined };
+      const nReal = { n: undefined as Normalizer | undefined };
+      const updated: Case[] = [];
+
+      beforeAll(async () => {
+        ours = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
+        nOurs.n = new Normalizer(ours.dir);
+        if (crossCheck) {
+          real = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
+          nReal.n = new Normalizer(real.dir);
+        }
+      }, 60_000);
+
+      afterAll(async () => {
+        await ours?.stop();
+        await real?.stop();
+        if (update && updated.length > 0) {
+          const byLine = new Map(updated.map((u) => [u.line, u]));
+          writeFileSync(path, formatScript(cases.map((c) => byLine.get(c.line) ?? c)));
+        }
+      });
+
+      for (const c of cases) {
+        it(`line ${c.line}: ${c.command.split("\n")[0]}`, async () => {
+          // Cases exempt from the cross-check still run on the twin cluster (with our tools), so that both
+          // clusters go through the same writes and later cases stay comparable.
+          const twinTools = c.diff === undefined && !c.command.includes("etcdutl") ? "real" : "ours";
+          const [a, b] = await Promise.all([
+            runCommand(c.command, ours, "ours"),
+            real ? runCommand(c.command, real, twinTools) : undefined,
+          ]);
+          const got = (nOurs.n as Normalizer).normalize(renderResult(a));
+          updated.push({ ...c, expected: got });
+          const twin = b ? (nReal.n as Normalizer).normalize(renderResult(b), true) : undefined;
+          if (c.diff !== undefined)
+            expect(diffs, `diff id "${c.diff}" must be documented in docs/etcdctl.md`).toContain(c.diff);
+          if (!update) expect(got, `${file}:${c.line}`).toBe(c.expected);
+          if (twin !== undefined && twinTools === "real") {
+            expect(twin, `cross-check with etcdctl 3.4 at ${file}:${c.line}`).toBe(
+              (nOurs.n as Normalizer).normalize(renderResult(a), true),
+            );
+          }
+        }, 60_000);
+      }
+    });
+  }
+});
