@@ -1,6 +1,7 @@
 // engine/wal: the write-ahead log (etcd 3.6's on-disk format). The public surface for the server driver,
 // engine/datadir and etcdutl.
-export { SEGMENT_BYTES, WARN_SYNC_MS, Wal, isWalError, readWalDir, walExists } from "./wal.ts";
+export { SEGMENT_BYTES, WARN_SYNC_MS, Wal } from "./wal.ts";
+export { isWalError, readWalDir, walExists } from "./wal-dir.ts";
 export type { WalContents, WalOptions } from "./wal.ts";
 export { EMPTY_HARD_STATE, isEmptyHardState } from "./codec.ts";
 export type { WalSnapshot } from "./codec.ts";

@@ -5,7 +5,8 @@ import type { WalSnapshot } from "./codec.ts";
 import { walError } from "./errors.ts";
 import { repairWal } from "./repair.ts";
 import type { RepairResult } from "./repair.ts";
-import { isWalError, Wal } from "./wal.ts";
+import { Wal } from "./wal.ts";
+import { isWalError } from "./wal-dir.ts";
 import type { WalContents, WalOptions } from "./wal.ts";
 
 /** OpenedWal is a WAL in append mode with what it recovered. */

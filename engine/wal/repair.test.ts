@@ -20,7 +20,8 @@ import type { Entry, HardState, LogIndex, NodeId, Term } from "../raft/raftpb.ts
 import { FRAME_HEADER_BYTES, readFrameHeader } from "./frame.ts";
 import { openWalRepairing } from "./open-repairing.ts";
 import { repairWal } from "./repair.ts";
-import { isWalError, Wal } from "./wal.ts";
+import { Wal } from "./wal.ts";
+import { isWalError } from "./wal-dir.ts";
 
 const META = new TextEncoder().encode("m");
 const SEGMENT = 64 * 1024;

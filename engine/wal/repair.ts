@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { nopLogger } from "../log/zap.ts";
 import type { Logger } from "../log/zap.ts";
 import { WalDecoder } from "./decoder.ts";
-import { isWalError, readWalDir } from "./wal.ts";
+import { isWalError, readWalDir } from "./wal-dir.ts";
 import type { WalMetrics } from "./metrics.ts";
 import { RecordType } from "./record.ts";
 import { SegmentReader } from "./segment-reader.ts";

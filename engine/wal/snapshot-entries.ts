@@ -11,7 +11,7 @@ import { WalDecoder } from "./decoder.ts";
 import { walError } from "./errors.ts";
 import { RecordType } from "./record.ts";
 import { SegmentReader } from "./segment-reader.ts";
-import { readWalDir } from "./wal.ts";
+import { readWalDir } from "./wal-dir.ts";
 
 /**
  * walSnapshotEntries reads the whole WAL in `dir` read-only and returns its valid snapshot markers, oldest

@@ -6,7 +6,8 @@ import { Registry } from "../metrics/registry.ts";
 import { EntryType } from "../raft/raftpb.ts";
 import type { ConfState, Entry, HardState, LogIndex, NodeId, Term } from "../raft/raftpb.ts";
 import { walMetrics } from "./metrics.ts";
-import { Wal, walExists } from "./wal.ts";
+import { Wal } from "./wal.ts";
+import { walExists } from "./wal-dir.ts";
 import type { WalOptions } from "./wal.ts";
 
 const META = new TextEncoder().encode("member-metadata");

@@ -11,43 +11,27 @@
 // fdatasync) whenever Raft says the Ready must be synced; nothing that depends on them may be sent or
 // acknowledged before they return. All I/O is synchronous: measured faster per fdatasync than the thread
 // pool (docs/wal.md), and group commit comes from the Ready batching many proposals into one save.
-import {
-  closeSync,
-  fdatasyncSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { closeSync, fdatasyncSync, ftruncateSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { assert } from "../common/assert.ts";
 import { formatGoDuration, nopLogger } from "../log/zap.ts";
 import type { Logger } from "../log/zap.ts";
 import type { Entry, HardState } from "../raft/raftpb.ts";
-import {
-  decodeEntry,
-  decodeHardState,
-  decodeWalSnapshot,
-  EMPTY_HARD_STATE,
-  encodeEntry,
-  encodeHardState,
-  encodeWalSnapshot,
-  isEmptyHardState,
-} from "./codec.ts";
+import { EMPTY_HARD_STATE, encodeEntry, encodeHardState, encodeWalSnapshot, isEmptyHardState } from "./codec.ts";
 import type { WalSnapshot } from "./codec.ts";
 import { WalDecoder } from "./decoder.ts";
 import { WalEncoder } from "./encoder.ts";
-import { atPosition, walError, WalError } from "./errors.ts";
+import { walError } from "./errors.ts";
 import { FilePipeline } from "./file-pipeline.ts";
 import { fsyncDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from "./fs-modes.ts";
 import type { WalMetrics } from "./metrics.ts";
 import { purgeFiles } from "./purge.ts";
+import { readRecords } from "./read-records.ts";
 import { RecordType } from "./record.ts";
 import { SegmentReader } from "./segment-reader.ts";
-import { isValidSeq, parseWalName, searchIndex, WAL_SUFFIX, walName, walNames } from "./segment-name.ts";
+import { selectSegments, walExists } from "./wal-dir.ts";
+import type { HeldSegment } from "./wal-dir.ts";
+import { WAL_SUFFIX, walName } from "./segment-name.ts";
 import { sleepSync } from "./sleep-sync.ts";
 
 /** SEGMENT_BYTES is etcd's preallocated segment size (SegmentSizeBytes, 64·10⁶ bytes). */
@@ -80,13 +64,8 @@ export interface WalContents {
   entries: Entry[];
 }
 
-interface Segment {
-  name: string;
-  seq: number;
-  index: number;
-  /** fd is open while the WAL holds the segment (etcd: holds its file lock); purge never removes a held one. */
-  fd: number | undefined;
-}
+/** Segment is a held segment: its fd is open while the WAL holds it (etcd: its file lock), so purge skips it. */
+type Segment = HeldSegment;
 
 type Mode = "read" | "append" | "closed";
 
@@ -154,7 +133,7 @@ export class Wal {
    * segment from the one containing the marker on.
    */
   static open(dir: string, snap: WalSnapshot, opts: WalOptions = {}): Wal {
-    return new Wal(dir, selectSegments(dir, snap, opts, "r+"), "read", opts, snap);
+    return new Wal(dir, selectSegments(dir, snap, opts.logger ?? nopLogger, "r+"), "read", opts, snap);
   }
 
   /**
@@ -162,7 +141,7 @@ export class Wal {
    * a torn tail without repairing anything, changes no file, and closes the WAL afterwards.
    */
   static openForRead(dir: string, snap: WalSnapshot, opts: WalOptions = {}): Wal {
-    return new Wal(dir, selectSegments(dir, snap, opts, "r"), "read", opts, snap, true);
+    return new Wal(dir, selectSegments(dir, snap, opts.logger ?? nopLogger, "r"), "read", opts, snap, true);
   }
 
   /**
@@ -174,72 +153,8 @@ export class Wal {
     this.mustBe("read");
     const readers = this.segments.map((s) => new SegmentReader(s.name, s.fd as number));
     const decoder = new WalDecoder(readers);
-    let metadata: Uint8Array | undefined;
-    let state: HardState = { ...EMPTY_HARD_STATE };
-    const entries: Entry[] = [];
-    let match = false;
-    const next = (): ReturnType<WalDecoder["next"]> => {
-      try {
-        return decoder.next();
-      } catch (err) {
-        // Read-only mode stops at a torn tail instead of asking for a repair (etcd: OpenForRead + ReadAll).
-        if (this.readOnly && isWalError(err, "unexpected-eof")) return undefined;
-        throw err;
-      }
-    };
-    for (let rec = next(); rec !== undefined; rec = next()) {
-      switch (rec.type) {
-        case RecordType.Entry: {
-          const e = decodeEntry(rec.data);
-          if (e.index > this.start.index) {
-            const offset = e.index - this.start.index - 1;
-            if (offset > entries.length) {
-              throw walError(
-                "slice-out-of-range",
-                `, snapshot[Index: ${this.start.index}, Term: ${this.start.term}], current entry[Index: ${e.index}, Term: ${e.term}], len(ents): ${entries.length}`,
-              );
-            }
-            entries.length = offset; // a later entry overwrites every conflicting one after it (Raft §5.3)
-            entries.push(e);
-          }
-          this.enti = e.index;
-          break;
-        }
-        case RecordType.State:
-          state = decodeHardState(rec.data);
-          break;
-        case RecordType.Metadata:
-          if (metadata !== undefined && !Buffer.from(metadata).equals(rec.data)) throw walError("metadata-conflict");
-          metadata = Uint8Array.prototype.slice.call(rec.data); // a copy: rec.data is a view into the read window
-          break;
-        case RecordType.Crc: {
-          const crc = decoder.lastCrc;
-          // A fresh decoder (opened mid-log) has crc 0 and adopts the record's; otherwise they must agree.
-          if (crc !== 0 && rec.crc !== crc) {
-            const f = decoder.currentFile?.name ?? "";
-            throw walError(
-              "crc-mismatch",
-              `: expected: ${rec.crc.toString(16)} computed: ${crc.toString(16)}${atPosition(f, decoder.lastRecordOffset)}`,
-              f,
-              decoder.lastRecordOffset,
-            );
-          }
-          decoder.updateCrc(rec.crc);
-          break;
-        }
-        case RecordType.Snapshot: {
-          const s = decodeWalSnapshot(rec.data);
-          if (s.index === this.start.index) {
-            if (s.term !== this.start.term) throw walError("snapshot-mismatch");
-            match = true;
-          }
-          break;
-        }
-        default:
-          throw walError("unexpected-record-type", ` ${rec.type}`);
-      }
-    }
-    if (!match) throw walError("snapshot-not-found");
+    const { metadata, state, entries, lastEntryIndex } = readRecords(decoder, this.start, this.readOnly);
+    this.enti = lastEntryIndex;
     if (this.readOnly) {
       this.metadata = metadata ?? new Uint8Array(0);
       this.close();
@@ -454,42 +369,4 @@ export class Wal {
     if (this.mode === "closed") throw walError("closed");
     assert(this.mode === mode, () => `wal: called in ${this.mode} mode, needs ${mode} mode (readAll first?)`);
   }
-}
-
-// selectSegments opens every segment from the one holding the snapshot marker on (etcd's selectWALFiles).
-function selectSegments(dir: string, snap: WalSnapshot, opts: WalOptions, flags: "r" | "r+"): Segment[] {
-  const listing = readWalDir(dir, opts.logger ?? nopLogger);
-  const from = searchIndex(listing, snap.index);
-  if (from < 0) throw walError("no-snapshot-file", ` '${snap.index}'`);
-  const held = listing.slice(from);
-  if (!isValidSeq(held)) throw walError("seq-gap", ` (starting from ${from})`);
-  return held.map((s) => ({ ...s, fd: openSync(join(dir, s.name), flags) }));
-}
-
-/** walExists says whether `dir` holds any WAL segment (etcd's wal.Exist: is the member initialized?). */
-export function walExists(dir: string): boolean {
-  try {
-    return readdirSync(dir).some((n) => n.endsWith(WAL_SUFFIX));
-  } catch {
-    return false;
-  }
-}
-
-/** readWalDir lists the segments in `dir`, sorted, warning about files that do not belong there. */
-export function readWalDir(dir: string, logger: Logger): ReturnType<typeof walNames>["segments"] {
-  const { segments, ignored } = walNames(readdirSync(dir));
-  for (const name of ignored) logger.warn("wal/util.go:90", "ignored file in WAL directory", { path: name });
-  if (segments.length === 0) throw walError("file-not-found");
-  return segments;
-}
-
-/** isWalError narrows an unknown error to a WalError (optionally of one kind). */
-export function isWalError(err: unknown, kind?: WalError["kind"]): err is WalError {
-  return err instanceof WalError && (kind === undefined || err.kind === kind);
-}
-
-/** segmentPath is the full path of a held segment (for logs and tests). */
-export function segmentPath(dir: string, name: string): string {
-  assert(parseWalName(basename(name)) !== undefined, () => `wal: not a segment name: ${name}`);
-  return join(dir, name);
 }
