@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { Registry } from "../metrics/registry.ts";
 import { utf8Bytes } from "../mvcc/bytes.ts";
 import { describeBackendContract } from "./backend-contract.ts";
 import { LmdbBackend } from "./lmdb-backend.ts";
+import { LmdbFileError } from "./lmdb-file.ts";
 
 const dirs: string[] = [];
 function tempDbPath(): string {
@@ -137,5 +138,17 @@ describe("LmdbBackend", () => {
     expect(follower.get("key", b("stale"))).toBeUndefined();
     follower.close();
     leader.close();
+  });
+
+  it("refuses a file that is not an LMDB database instead of crashing, and keeps its own file", () => {
+    const path = tempDbPath();
+    mkdirSync(join(path, ".."), { recursive: true });
+    writeFileSync(path, Buffer.alloc(20_000, 7));
+    expect(() => LmdbBackend.open({ path })).toThrow(LmdbFileError);
+    const be = LmdbBackend.open({ path: tempDbPath() });
+    be.put("key", b("k"), b("v"));
+    expect(() => be.replaceWith(path)).toThrow(LmdbFileError);
+    expect(be.get("key", b("k"))).toEqual(b("v"));
+    be.close();
   });
 });

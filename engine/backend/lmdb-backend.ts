@@ -21,7 +21,15 @@ import type { BucketName } from "../mvcc/schema.ts";
 import { registerBackendMetrics, type BackendMetrics } from "./backend-metrics.ts";
 import { BackendSnapshot } from "./backend-snapshot.ts";
 import { humanizeBytes } from "./humanize.ts";
-import { DB_FILE_MODE, openLmdbFile, readSizes, type LmdbFile, type LmdbSizes } from "./lmdb-file.ts";
+import {
+  DB_FILE_MODE,
+  LmdbFileError,
+  looksLikeLmdb,
+  openLmdbFile,
+  readSizes,
+  type LmdbFile,
+  type LmdbSizes,
+} from "./lmdb-file.ts";
 import { DELETED, WriteBuffer, type BufferedValue } from "./write-buffer.ts";
 
 /** DEFAULT_BATCH_INTERVAL_MS and DEFAULT_BATCH_LIMIT are etcd's defaultBatchInterval and defaultBatchLimit. */
@@ -239,6 +247,7 @@ export class LmdbBackend implements Backend {
    */
   replaceWith(dbFile: string): void {
     assert(!this.defragging && !this.closed, "backend: replace while defragging or closed");
+    if (!looksLikeLmdb(dbFile)) throw new LmdbFileError(`${dbFile}: not an LMDB database file (bad meta page)`);
     this.buffer.clear();
     this.closeFile();
     renameSync(dbFile, this.path);

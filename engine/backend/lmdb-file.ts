@@ -1,6 +1,6 @@
 // Opening member/snap/db as one LMDB environment with one named database per etcd bucket, and reading the
 // page accounting that gives etcd's `dbSize` and `dbSizeInUse`.
-import { chmodSync, existsSync, mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { open, type Database, type RootDatabase } from "lmdb";
 import { ALL_BUCKETS, type BucketName } from "../mvcc/schema.ts";
@@ -23,6 +23,10 @@ export const DB_FILE_MODE = 0o600;
 export function openLmdbFile(path: string): LmdbFile {
   const dir = dirname(path);
   if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: DB_DIR_MODE });
+  // lmdb crashes the process on a file that is not an LMDB environment: refuse it first.
+  if (existsSync(path) && statSync(path).size > 0 && !looksLikeLmdb(path)) {
+    throw new LmdbFileError(`${path}: not an LMDB database file (bad meta page)`);
+  }
   const env = open<Uint8Array, Uint8Array>(path, {
     noSubdir: true,
     noSync: true,
@@ -36,6 +40,31 @@ export function openLmdbFile(path: string): LmdbFile {
   chmodSync(path, DB_FILE_MODE);
   if (existsSync(`${path}-lock`)) chmodSync(`${path}-lock`, DB_FILE_MODE);
   return { env, dbs };
+}
+
+/** LmdbFileError: the file at the path is not an LMDB database. */
+export class LmdbFileError extends Error {
+  override name = "LmdbFileError";
+}
+
+/** META_MAGIC_OFFSET is where the meta page's magic sits (after lmdb-js's 24-byte page header). */
+const META_MAGIC_OFFSET = 24;
+const META_MAGIC = 0xbeefc0de;
+
+/**
+ * looksLikeLmdb checks the first meta page: LMDB's magic 0xBEEFC0DE and data version 1 or 2. Garbage and
+ * truncated files fail here instead of crashing lmdb.
+ */
+export function looksLikeLmdb(path: string): boolean {
+  const fd = openSync(path, "r");
+  try {
+    const head = Buffer.alloc(META_MAGIC_OFFSET + 8);
+    if (readSync(fd, head, 0, head.length, 0) < head.length) return false;
+    const version = head.readUInt32LE(META_MAGIC_OFFSET + 4);
+    return head.readUInt32LE(META_MAGIC_OFFSET) === META_MAGIC && (version === 1 || version === 2);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 interface TreeStat {
