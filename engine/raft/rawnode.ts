@@ -114,7 +114,7 @@ export class RawNode {
   bootstrap(peers: readonly Peer[]): void {
     const r = this.raft;
     if (peers.length === 0) throw new Error("must provide at least one peer to Bootstrap");
-    if (r.raftLog.storage.lastIndex() !== 0) throw new Error("can't bootstrap a nonempty Storage");
+    if (r.raftLog.lastIndex() !== 0) throw new Error("can't bootstrap a nonempty Storage");
     this.prevHardState = emptyHardState();
     r.becomeFollower(1 as Term, NONE);
     const ents: Entry[] = peers.map((p, i) => ({
@@ -242,9 +242,17 @@ export class RawNode {
     if (snap) rd.snapshot = snap;
 
     // Accept: what advance() will report back.
-    if (r.raftLog.hasNextOrInProgressUnstableEnts() || snap) {
-      const index = r.raftLog.lastIndex();
-      this.appendAckOnAdvance = { term: r.term, index, logTerm: r.raftLog.lastTerm(), snapshot: snap };
+    // Unstable entries become stable on advance (only up to the last one, and only if the term did not
+    // change meanwhile); an incoming snapshot becomes applied.
+    if (r.raftLog.hasNextOrInProgressUnstableEnts()) {
+      this.appendAckOnAdvance = {
+        term: r.term,
+        index: r.raftLog.lastIndex(),
+        logTerm: r.raftLog.lastTerm(),
+        snapshot: snap,
+      };
+    } else if (snap) {
+      this.appendAckOnAdvance = { term: r.term, index: 0 as LogIndex, logTerm: 0 as Term, snapshot: snap };
     }
     if (committedEntries.length > 0) {
       this.appliedOnAdvance = committedEntries;

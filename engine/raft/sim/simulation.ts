@@ -11,6 +11,7 @@ import {
   ConfChangeType,
   EntryType,
   MessageType,
+  NONE,
   type ConfState,
   type Entry,
   type LogIndex,
@@ -130,6 +131,9 @@ export class Simulation {
         data: encodeMachine({ index: 1, hash: 0 }),
         metadata: { index: 1 as LogIndex, term: 1 as Term, confState: cs },
       });
+      // Like etcd's bootstrap, members start at term 1: the first election is for term 2, so no leader ever
+      // shares a term with the bootstrap entries.
+      node.storage.setHardState({ term: 1 as Term, vote: NONE, commit: 1 as LogIndex });
       node.start();
     }
   }
