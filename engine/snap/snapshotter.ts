@@ -3,6 +3,7 @@
 // ones (--max-snapshots), and keep the `<index:016x>.snap.db` files a follower receives from its leader.
 import { closeSync, existsSync, fsyncSync, openSync, readdirSync, renameSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { humanizeBytes } from "../cli/humanize.ts";
 import { nopLogger } from "../log/zap.ts";
 import type { Logger } from "../log/zap.ts";
 import type { Snapshot } from "../raft/raftpb.ts";
@@ -225,13 +226,4 @@ function writeAndSync(path: string, bytes: Uint8Array): void {
   } finally {
     closeSync(fd);
   }
-}
-
-// humanizeBytes prints a size as go-humanize's Bytes does (SI units, e.g. "25 kB", "1.2 MB").
-function humanizeBytes(n: number): string {
-  if (n < 10) return `${n} B`;
-  const units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
-  const e = Math.floor(Math.log(n) / Math.log(1000));
-  const v = Math.floor((n / 1000 ** e) * 10 + 0.5) / 10;
-  return `${v < 10 ? v.toFixed(1) : v.toFixed(0)} ${units[e] ?? "B"}`;
 }
