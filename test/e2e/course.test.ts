@@ -11,7 +11,7 @@ import {
   openBrowser,
   saveScreenshot,
   shouldSkip,
-  startLabServer,
+  startLabServerForE2e,
 } from "./harness.ts";
 import {
   clusterSummary,
@@ -21,7 +21,6 @@ import {
   members,
   readClusterPicture,
   task,
-  terminalScreen,
   typeCommand,
   waitForLeader,
   waitForTerminal,
@@ -30,7 +29,7 @@ import {
 const skip = shouldSkip();
 
 describe.skipIf(skip)("the course in a browser", () => {
-  let server: LabServer | undefined;
+  let server: (LabServer & { backend: string }) | undefined;
   let b: Browsing | undefined;
   const page = () => {
     if (!b) throw new Error("the browser did not start");
@@ -41,7 +40,8 @@ describe.skipIf(skip)("the course in a browser", () => {
     const missing = missingPrerequisites();
     if (missing.length) throw new Error(`e2e prerequisites missing under ETCD_LAB_CI=1: ${missing.join(", ")}`);
     ensureSiteBuilt();
-    server = await startLabServer();
+    server = await startLabServerForE2e();
+    console.log(`e2e: lab server on ${server.origin}, backend ${server.backend}`);
     b = await openBrowser(server);
   }, 300_000);
 
@@ -55,7 +55,7 @@ describe.skipIf(skip)("the course in a browser", () => {
     await expect.poll(() => p.url()).not.toContain("token=");
     await p.getByRole("link", { name: "What lives in etcd" }).click();
     await p.waitForURL(/\/lessons\/what-lives-in-etcd\/$/);
-    await waitForTerminal(p, /\[01-what-lives-in-etcd\][^\n]*\$/, 60_000);
+    await waitForTerminal(p, /\[01-what-lives-in-etcd\][^\n]*[$#]/, 60_000);
     const scripts = pageScripts("lessons/what-lives-in-etcd");
     const loaded = await p.evaluate("performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)");
     expect(loaded as string[]).toEqual(expect.arrayContaining(scripts));
@@ -205,7 +205,11 @@ describe.skipIf(skip)("the course in a browser", () => {
       await expect.poll(() => t.getByText("Done", { exact: true }).count(), { timeout: 15_000 }).toBe(1);
     }
     expect(await members(p).count()).toBe(3);
-    await terminalScreen(p).scrollIntoViewIfNeeded();
+    // For the picture: let the restarted members answer again (their badges read "Up, not answering" until then).
+    await expect
+      .poll(() => members(p).getByText("Up", { exact: true }).count(), { timeout: 30_000 })
+      .toBe(3)
+      .catch(() => console.warn("e2e: not every member answered before the screenshot"));
     await saveScreenshot(p, "lesson-2-raft-and-quorum");
   }, 240_000);
 });

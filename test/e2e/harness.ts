@@ -83,12 +83,12 @@ export interface LabServer {
 }
 
 /** startLabServer starts dist/lab-server.mjs on a free port with a fresh home and resolves once it printed its URL. */
-export async function startLabServer(): Promise<LabServer> {
+export async function startLabServer(backend?: string): Promise<LabServer> {
   const token = `e2e-${process.pid}-${Date.now().toString(36)}`;
   const home = mkdtempSync(join(tmpdir(), "etcd-lab-e2e-"));
   const args = [join(repo, "dist", "lab-server.mjs"), "--port", "0", "--token", token, "--home", home];
   args.push("--site", join(repo, "site", "dist"), "--labs", join(repo, "lab"));
-  if (process.env["ETCD_LAB_E2E_BACKEND"]) args.push("--backend", process.env["ETCD_LAB_E2E_BACKEND"]);
+  if (backend) args.push("--backend", backend);
   const child: ChildProcess = spawn(process.execPath, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const origin = await new Promise<string>((resolve, reject) => {
@@ -125,6 +125,31 @@ export async function startLabServer(): Promise<LabServer> {
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+interface MeAnswer {
+  defaultBackend: string;
+  backends: Record<string, { available: boolean; reason?: string }>;
+}
+
+/**
+ * startLabServerForE2e starts a lab server on ETCD_LAB_E2E_BACKEND, else on its default backend, or, when
+ * that one cannot run here (GET /api/me says why), on the other one, with a loud note.
+ */
+export async function startLabServerForE2e(): Promise<LabServer & { backend: string }> {
+  const wanted = process.env["ETCD_LAB_E2E_BACKEND"];
+  const server = await startLabServer(wanted);
+  const res = await fetch(`${server.origin}/api/me`, { headers: { Authorization: `Bearer ${server.token}` } });
+  const me = (await res.json()) as MeAnswer;
+  const backend = wanted ?? me.defaultBackend;
+  if (wanted || me.backends[backend]?.available) return { ...server, backend };
+  const other = Object.entries(me.backends).find(([name, info]) => name !== backend && info.available)?.[0];
+  if (!other) return { ...server, backend };
+  console.warn(
+    `\n*** e2e: backend "${backend}" is not available (${me.backends[backend]?.reason ?? "no reason given"}); using "${other}" ***\n`,
+  );
+  await server.stop();
+  return { ...(await startLabServer(other)), backend: other };
 }
 
 /** Browsing is a headless Chromium with one context (one learner). */

@@ -157,7 +157,8 @@ class LabTasks extends HTMLElement {
     p.li.dataset["passed"] = String(p.passed);
     p.mark.textContent = p.passed ? "✓" : String([...this.tasks.keys()].indexOf(r.task) + 1);
     p.status.textContent = p.passed ? "Done" : "Not done yet";
-    if (r.checkedAt !== null || how === "asked") {
+    // A failing background check is not news: show it only once the learner asked (then keep it current).
+    if (how === "asked" || r.passed || !p.result.hidden) {
       p.result.hidden = false;
       p.result.dataset["kind"] = r.passed ? "pass" : "fail";
       p.result.textContent = `${r.passed ? "Passed" : "Not yet"}: ${r.message}`;
