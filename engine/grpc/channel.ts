@@ -4,7 +4,7 @@
 // until the channel is ready or their deadline passes.
 import http2, { type ClientHttp2Session } from "node:http2";
 import net from "node:net";
-import type { ConnectionOptions } from "node:tls";
+import tls, { type ConnectionOptions } from "node:tls";
 import { GrpcError, GrpcStatus } from "./status.ts";
 
 /** ClientTlsOptions configures TLS to the server (etcdctl's --cacert, --cert, --key, --insecure-skip-tls-verify). */
@@ -49,6 +49,12 @@ export function parseTarget(target: string): { authority: string; secure: boolea
   const m = /^(https?):\/\/(.*)$/.exec(target);
   const hostPort = (m ? m[2]! : target).replace(/\/.*$/, "");
   return { authority: hostPort, secure: m?.[1] === "https", socketPath: undefined };
+}
+
+/** splitHostPort splits `host:port` / `[v6]:port` (port defaults to 2379, etcd's client port). */
+export function splitHostPort(authority: string): { host: string; port: number } {
+  const m = /^\[([^\]]+)\](?::(\d+))?$/.exec(authority) ?? /^([^:]*)(?::(\d+))?$/.exec(authority);
+  return { host: m?.[1] || "127.0.0.1", port: m?.[2] ? Number(m[2]) : 2379 };
 }
 
 /** dialErrorText renders a connect failure as grpc-go does inside its UNAVAILABLE message. */
@@ -181,7 +187,15 @@ export class GrpcChannel {
       };
       if (this.socketPath !== undefined) {
         const path = this.socketPath;
-        connectOpts.createConnection = () => net.connect(path);
+        connectOpts.createConnection = () =>
+          this.tlsOptions ? tls.connect({ ...this.tlsOptions, path }) : net.connect(path);
+      } else {
+        // Our own socket, so Nagle can be turned off (grpc-go sets TCP_NODELAY too).
+        const { host, port } = splitHostPort(this.authority);
+        connectOpts.createConnection = () =>
+          (this.tlsOptions ? tls.connect({ ...this.tlsOptions, host, port }) : net.connect({ host, port })).setNoDelay(
+            true,
+          );
       }
       const session = http2.connect(this.url, connectOpts);
       let settled = false;

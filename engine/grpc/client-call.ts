@@ -97,9 +97,9 @@ export class ClientCall<Req, Res> {
   private paused = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly reader: FrameReader;
-  private headersResolve!: (md: Metadata) => void;
-  /** headers resolves with the response metadata (empty when the call failed before any). */
-  readonly headers: Promise<Metadata>;
+  private responseHeaders: IncomingHttpHeaders | undefined;
+  private headersWaiter: ((md: Metadata) => void) | undefined;
+  private headersPromise: Promise<Metadata> | undefined;
 
   constructor(
     private readonly channel: GrpcChannel,
@@ -107,7 +107,6 @@ export class ClientCall<Req, Res> {
     private readonly opts: CallOptions,
   ) {
     this.reader = new FrameReader(opts.maxReceiveMessageBytes ?? 0x7fffffff);
-    this.headers = new Promise((r) => (this.headersResolve = r));
     if (opts.deadline !== undefined) {
       const ms = opts.deadline - Date.now();
       // While still waiting for a connection, the channel reports the deadline (with its dial error).
@@ -152,8 +151,10 @@ export class ClientCall<Req, Res> {
     this.session = session;
     this.stream = stream;
     this.channel.trackCall(session, 1);
-    const socket = session.socket;
-    if (socket && this.opts.onPeer) this.opts.onPeer(`${socket.remoteAddress}:${socket.remotePort}`);
+    if (this.opts.onPeer) {
+      const socket = session.socket;
+      this.opts.onPeer(`${socket.remoteAddress}:${socket.remotePort}`);
+    }
     stream.on("response", (h: IncomingHttpHeaders) => this.onResponse(h));
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("trailers", (h: IncomingHttpHeaders) => this.onTrailers(h));
@@ -174,7 +175,8 @@ export class ClientCall<Req, Res> {
       this.fail(new GrpcError(GrpcStatus.INTERNAL, `transport: received unexpected content-type "${String(ct)}"`));
       return;
     }
-    this.headersResolve(metadataFromHeaders(h));
+    this.responseHeaders = h;
+    this.resolveHeaders();
     const st = statusFromHeaders(h);
     if (st !== undefined) this.settle(st); // trailers-only
   }
@@ -244,8 +246,24 @@ export class ClientCall<Req, Res> {
     this.status = st;
     clearTimeout(this.timer);
     this.opts.signal?.removeEventListener("abort", this.onAbort);
-    this.headersResolve({});
+    this.resolveHeaders();
     this.wakeReader();
+  }
+
+  /** headers resolves with the response metadata (empty when the call failed before any); made on demand. */
+  get headers(): Promise<Metadata> {
+    if (!this.headersPromise) {
+      this.headersPromise = new Promise((resolve) => (this.headersWaiter = resolve));
+      if (this.responseHeaders !== undefined || this.status !== undefined) this.resolveHeaders();
+    }
+    return this.headersPromise;
+  }
+
+  private resolveHeaders(): void {
+    const w = this.headersWaiter;
+    if (!w) return;
+    this.headersWaiter = undefined;
+    w(this.responseHeaders ? metadataFromHeaders(this.responseHeaders) : {});
   }
 
   /** fail ends the call locally (deadline, cancel, protocol error) and resets the stream. */
@@ -378,7 +396,9 @@ function readable<Req, Res>(call: ClientCall<Req, Res>): ClientReadable<Res> {
   return {
     read: () => call.read(),
     cancel: () => call.cancel(),
-    headers: call.headers,
+    get headers() {
+      return call.headers;
+    },
     async *[Symbol.asyncIterator]() {
       for (;;) {
         const m = await call.read();

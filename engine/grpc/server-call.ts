@@ -42,10 +42,10 @@ const requestQueueMax = 32;
 export class Call<Req, Res> implements ServerWriter<Res> {
   readonly metadata: Metadata;
   readonly path: string;
-  readonly peer: string;
   readonly deadline: number | undefined;
-  readonly signal: AbortSignal;
-  private readonly abort = new AbortController();
+  private abortController: AbortController | undefined;
+  /** endReason is why the call ended early (error, cancel, deadline); undefined while running or after OK. */
+  private endReason: GrpcError | undefined;
   private headersSent = false;
   private responseHeaders: Metadata | undefined;
   private trailers: Metadata | undefined;
@@ -54,7 +54,6 @@ export class Call<Req, Res> implements ServerWriter<Res> {
   private readonly reader: FrameReader;
   private queue: Req[] = [];
   private queueEnded = false;
-  private queueError: GrpcError | undefined;
   private wake: (() => void) | undefined;
   private paused = false;
 
@@ -71,9 +70,6 @@ export class Call<Req, Res> implements ServerWriter<Res> {
   ) {
     this.path = path;
     this.metadata = metadata;
-    this.signal = this.abort.signal;
-    const socket = stream.session?.socket;
-    this.peer = socket ? `${socket.remoteAddress}:${socket.remotePort}` : "";
     this.reader = new FrameReader(maxReceiveMessageBytes);
     if (timeoutMs !== undefined) {
       this.deadline = Date.now() + timeoutMs;
@@ -85,9 +81,27 @@ export class Call<Req, Res> implements ServerWriter<Res> {
     }
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
     stream.on("end", () => this.onEnd());
-    stream.on("aborted", () => this.cancelled());
     stream.on("close", () => this.cancelled());
     stream.on("error", () => this.cancelled());
+  }
+
+  /** peer is computed on first use (reading the socket through http2's proxy is not free). */
+  get peer(): string {
+    const socket = this.stream.session?.socket;
+    return socket ? `${socket.remoteAddress}:${socket.remotePort}` : "";
+  }
+
+  /** signal is created on first use: most unary handlers never look at it, and AbortControllers cost. */
+  get signal(): AbortSignal {
+    if (!this.abortController) {
+      this.abortController = new AbortController();
+      if (this.endReason) this.abortController.abort(this.endReason);
+    }
+    return this.abortController.signal;
+  }
+
+  private endedError(): GrpcError {
+    return this.endReason ?? new GrpcError(GrpcStatus.CANCELLED, "context canceled");
   }
 
   // ---- requests ----
@@ -136,7 +150,7 @@ export class Call<Req, Res> implements ServerWriter<Res> {
   /** next returns the next request, undefined at the client's half-close; throws when the call is over. */
   async next(): Promise<Req | undefined> {
     for (;;) {
-      if (this.queueError) throw this.queueError;
+      if (this.finished) throw this.endedError();
       const msg = this.queue.shift();
       if (msg !== undefined) {
         if (this.paused && this.queue.length < requestQueueMax / 2) {
@@ -179,8 +193,7 @@ export class Call<Req, Res> implements ServerWriter<Res> {
   }
 
   write(msg: Res): Promise<void> {
-    if (this.finished)
-      return Promise.reject(this.signal.reason ?? new GrpcError(GrpcStatus.CANCELLED, "context canceled"));
+    if (this.finished) return Promise.reject(this.endedError());
     let frame: Uint8Array;
     try {
       frame = encodeFrame(this.responseType, msg, this.maxSendMessageBytes);
@@ -193,8 +206,7 @@ export class Call<Req, Res> implements ServerWriter<Res> {
       const done = (): void => {
         this.stream.off("drain", done);
         this.stream.off("close", done);
-        if (this.finished && this.stream.destroyed)
-          reject(this.signal.reason ?? new GrpcError(GrpcStatus.CANCELLED, "context canceled"));
+        if (this.finished && this.stream.destroyed) reject(this.endedError());
         else resolve();
       };
       this.stream.on("drain", done);
@@ -208,9 +220,12 @@ export class Call<Req, Res> implements ServerWriter<Res> {
     this.finished = true;
     clearTimeout(this.deadlineTimer);
     const err = status;
-    this.queueError = err ?? new GrpcError(GrpcStatus.CANCELLED, "context canceled");
+    if (err) {
+      // Only an early end aborts the handler; after an OK end the handler has already returned.
+      this.endReason = err;
+      this.abortController?.abort(err);
+    }
     this.wakeReader();
-    if (!this.abort.signal.aborted) this.abort.abort(this.queueError);
     this.onDone();
     const stream = this.stream;
     if (stream.destroyed || stream.closed) return;
@@ -256,8 +271,8 @@ export class Call<Req, Res> implements ServerWriter<Res> {
     if (this.finished) return;
     this.finished = true;
     clearTimeout(this.deadlineTimer);
-    this.queueError = new GrpcError(GrpcStatus.CANCELLED, "context canceled");
-    this.abort.abort(this.queueError);
+    this.endReason = new GrpcError(GrpcStatus.CANCELLED, "context canceled");
+    this.abortController?.abort(this.endReason);
     this.wakeReader();
     this.onDone();
   }

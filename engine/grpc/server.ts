@@ -121,7 +121,7 @@ export class GrpcServer {
     } else {
       this.h2 = http2.createServer({ settings, maxSessionMemory: 64 });
       this.h1 = http.createServer(onRequest);
-      this.front = net.createServer((socket) => this.sniff(socket));
+      this.front = net.createServer({ noDelay: true }, (socket) => this.sniff(socket));
     }
     // node:http2 builds its (req, res) compatibility objects in a 'stream' listener it installs when the first
     // 'request' listener is added. We take that listener out and call it only for non-gRPC streams, so gRPC
