@@ -42,6 +42,7 @@ const requestQueueMax = 32;
 export class Call<Req, Res> implements ServerWriter<Res> {
   readonly metadata: Metadata;
   readonly path: string;
+  readonly peer: string;
   readonly deadline: number | undefined;
   private abortController: AbortController | undefined;
   /** endReason is why the call ended early (error, cancel, deadline); undefined while running or after OK. */
@@ -59,6 +60,7 @@ export class Call<Req, Res> implements ServerWriter<Res> {
 
   constructor(
     private readonly stream: ServerHttp2Stream,
+    peer: string,
     path: string,
     metadata: Metadata,
     timeoutMs: number | undefined,
@@ -69,6 +71,7 @@ export class Call<Req, Res> implements ServerWriter<Res> {
     private readonly onDone: () => void,
   ) {
     this.path = path;
+    this.peer = peer;
     this.metadata = metadata;
     this.reader = new FrameReader(maxReceiveMessageBytes);
     if (timeoutMs !== undefined) {
@@ -83,12 +86,6 @@ export class Call<Req, Res> implements ServerWriter<Res> {
     stream.on("end", () => this.onEnd());
     stream.on("close", () => this.cancelled());
     stream.on("error", () => this.cancelled());
-  }
-
-  /** peer is computed on first use (reading the socket through http2's proxy is not free). */
-  get peer(): string {
-    const socket = this.stream.session?.socket;
-    return socket ? `${socket.remoteAddress}:${socket.remotePort}` : "";
   }
 
   /** signal is created on first use: most unary handlers never look at it, and AbortControllers cost. */

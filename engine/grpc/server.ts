@@ -92,6 +92,8 @@ export class GrpcServer {
   private readonly routes = new Map<string, Route>();
   private readonly services = new Set<string>();
   private readonly sessions = new Set<Http2Session>();
+  /** peers caches each connection's remote address (reading it through http2's socket proxy is not free). */
+  private readonly peers = new WeakMap<Http2Session, string>();
   private readonly sockets = new Set<net.Socket>();
   private readonly calls = new Set<Call<unknown, unknown>>();
   private fallback: FallbackHandler | undefined;
@@ -142,6 +144,8 @@ export class GrpcServer {
     });
     this.h2.on("session", (s: Http2Session) => {
       this.sessions.add(s);
+      const socket = s.socket;
+      this.peers.set(s, socket ? `${socket.remoteAddress}:${socket.remotePort}` : "");
       s.on("close", () => this.sessions.delete(s));
       s.on("error", () => s.destroy());
       // A large connection window keeps snapshot streams and big ranges from stalling on flow control.
@@ -282,6 +286,7 @@ export class GrpcServer {
     const { method, handler } = route;
     const call: Call<unknown, unknown> = new Call(
       stream,
+      (stream.session && this.peers.get(stream.session)) ?? "",
       path,
       metadataFromHeaders(headers),
       timeoutMs,
