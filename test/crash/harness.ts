@@ -19,16 +19,27 @@ export interface CrashTarget {
   afterKill?(run: number, rng: Rng): void;
 }
 
+/** KillPoint says when to kill a ready child: after it printed `afterLines` more lines, plus `delayMs`. */
+export interface KillPoint {
+  afterLines: number;
+  delayMs: number;
+}
+
 /** CrashLoopOptions sets how often and when to kill. */
 export interface CrashLoopOptions {
   runs: number;
   rng: Rng;
-  /** killAfterMs picks how long a child works after it is ready before the SIGKILL. */
-  killAfterMs: (rng: Rng) => number;
+  /**
+   * killPoint picks when a ready child dies. Counting lines (progress) rather than wall time keeps each run
+   * doing work on a loaded machine; the delay and the chunking of the pipe make the exact point random.
+   */
+  killPoint: (rng: Rng) => KillPoint;
   /** earlyKillChance is the chance of killing a child before it reports ready (during recovery). */
   earlyKillChance?: number;
   /** readyTimeoutMs bounds the wait for the ready line. */
   readyTimeoutMs?: number;
+  /** signal stops the loop (e.g. a test timeout): the running child is killed and the loop rejects. */
+  signal?: AbortSignal;
 }
 
 /** CrashReport summarizes a finished loop. */
@@ -47,6 +58,7 @@ export async function runCrashLoop(target: CrashTarget, opts: CrashLoopOptions):
   const t0 = performance.now();
   const report: CrashReport = { kills: 0, earlyKills: 0, lines: 0, elapsedMs: 0 };
   for (let run = 0; run <= opts.runs; run++) {
+    opts.signal?.throwIfAborted();
     const final = run === opts.runs;
     const early = !final && opts.rng.next() < (opts.earlyKillChance ?? 0);
     await oneRun(target, run, opts, report, final ? "final" : early ? "early" : "normal");
@@ -78,6 +90,13 @@ function oneRun(
     child.kill("SIGKILL");
   };
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr = (stderr + d).slice(-4000)));
+  const onAbort = (): void => {
+    failure ??= new Error(`run ${run}: aborted`);
+    kill();
+  };
+  opts.signal?.addEventListener("abort", onAbort, { once: true });
+  const killAt = kind === "normal" ? opts.killPoint(opts.rng) : undefined;
+  let linesSinceReady = -1; // -1: not ready yet
   return new Promise<void>((resolve, reject) => {
     const readyTimer = setTimeout(() => {
       failure ??= new Error(`run ${run}: child not ready after ${opts.readyTimeoutMs ?? 10_000} ms; stderr: ${stderr}`);
@@ -103,14 +122,20 @@ function oneRun(
           kill();
           return;
         }
+        if (linesSinceReady >= 0) linesSinceReady++;
         if (target.isReady(line)) {
           clearTimeout(readyTimer);
+          linesSinceReady = 0;
           if (kind === "final") kill();
-          else if (kind === "normal") timer = setTimeout(kill, opts.killAfterMs(opts.rng));
+        }
+        if (killAt && linesSinceReady === killAt.afterLines) {
+          if (killAt.delayMs <= 0) kill();
+          else timer = setTimeout(kill, killAt.delayMs);
         }
       }
     });
     child.on("exit", (code, signal) => {
+      opts.signal?.removeEventListener("abort", onAbort);
       clearTimeout(readyTimer);
       if (timer) clearTimeout(timer);
       if (!killed)

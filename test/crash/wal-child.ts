@@ -74,7 +74,10 @@ if (isMemberInitialized(layout)) {
 }
 
 const last = (): number => snapIndex + terms.length;
+const parent = process.ppid;
 for (;;) {
+  // This loop never yields to the event loop, so a closed stdout would go unnoticed: stop when orphaned.
+  if (process.ppid !== parent) process.exit(2);
   // A new leader overwrites part of the uncommitted suffix now and then (Raft §5.3).
   let first = last() + 1;
   if (last() > commit && rng.next() < 0.05) {

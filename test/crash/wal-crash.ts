@@ -25,6 +25,8 @@ export interface WalCrashOptions {
   ackEarly?: boolean;
   /** keepDir keeps the data dir for inspection (its path is in the report). */
   keepDir?: boolean;
+  /** signal aborts the test (killing the running child). */
+  signal?: AbortSignal;
 }
 
 /** WalCrashReport is what a crash test did. */
@@ -91,7 +93,14 @@ export async function runWalCrash(opts: WalCrashOptions): Promise<WalCrashReport
           if (losePowerAfter(join(dataDir, "member", "wal"), lastAck, r)) powerLosses++;
         },
       },
-      { runs: opts.runs, rng, killAfterMs: (r) => 5 + r.int(120), earlyKillChance: 0.1 },
+      {
+        runs: opts.runs,
+        rng,
+        // After 1-40 more lines (BEGIN/ACK/SNAP...: up to ~20 saves), at once or 1-3 ms later.
+        killPoint: (r) => ({ afterLines: 1 + r.int(40), delayMs: r.int(4) }),
+        earlyKillChance: 0.1,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      },
     );
     return { ...report, acked: model.acked, lastIndex: model.lastIndex, powerLosses, dataDir };
   } finally {
