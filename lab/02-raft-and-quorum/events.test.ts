@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LabEvent } from "../../engine/lab-api.ts";
-import { lastQuorumOutage, leaderChange, leadersSince, sinceLastReset } from "./events.ts";
+import { clusterSize, currentLeader, lastQuorumOutage, leaderChange, leadersSince, sinceLastReset } from "./events.ts";
 
 type Body = LabEvent extends infer E ? (E extends LabEvent ? Omit<E, "seq" | "at"> : never) : never;
 
@@ -120,5 +120,15 @@ describe("leadersSince", () => {
     );
     expect(leadersSince(events, 2)).toEqual(["m2"]);
     expect(leadersSince(events, 0)).toEqual(["m1", "m2"]);
+  });
+});
+
+describe("currentLeader and clusterSize", () => {
+  it("read the latest leader and the session's member count", () => {
+    const events = log(created, elected("m1", null, 2), elected(null, "m1", 2));
+    expect(currentLeader(events)).toBe(null);
+    expect(currentLeader(events.slice(0, 2))).toBe("m1");
+    expect(clusterSize(events)).toBe(3);
+    expect(clusterSize([])).toBe(0);
   });
 });

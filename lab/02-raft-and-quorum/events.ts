@@ -97,3 +97,17 @@ export function leadersSince(events: readonly LabEvent[], seq: number): string[]
   }
   return out;
 }
+
+/** currentLeader is the leader named by the latest leader.changed event (null: none, or not logged yet). */
+export function currentLeader(events: readonly LabEvent[]): string | null {
+  let leader: string | null = null;
+  for (const e of sinceLastReset(events)) if (e.type === "leader.changed") leader = e.to;
+  return leader;
+}
+
+/** clusterSize is the member count the session was created (or last reset) with; 0 when unknown. */
+export function clusterSize(events: readonly LabEvent[]): number {
+  let size = 0;
+  for (const e of events) if (e.type === "session.created" || e.type === "session.reset") size = e.members.length;
+  return size;
+}

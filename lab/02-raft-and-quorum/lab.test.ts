@@ -63,7 +63,7 @@ const restored: Body = { type: "quorum.restored", up: 2, needed: 2 };
 describe("leader-changed", () => {
   const run = check("leader-changed");
   it("points at the current leader until it is killed and replaced", async () => {
-    expect((await run(ctx(log(...start), status("m1", 3)))).message).toBe(
+    expect((await run(ctx(log(...start), status("m9", 3)))).message).toBe(
       "m1 is still the leader. Kill it: its Actions menu in the cluster panel, or `lab kill m1`.",
     );
     expect((await run(ctx(log(...start, kill("m2")), status("m1", 2)))).passed).toBe(false);
@@ -80,10 +80,10 @@ describe("quorum-lost-and-restored", () => {
   const run = check("quorum-lost-and-restored");
   it("wants a loss followed by a recovery, with quorum there now", async () => {
     expect((await run(ctx(log(...start), status("m1", 3)))).message).toBe(
-      "Quorum has not been lost yet: 3 of 3 members are up and 2 are needed.",
+      "Quorum has not been lost yet: 3 members need 2, so take 2 of them down at once.",
     );
     expect((await run(ctx(log(...start, stop("m2"), stop("m3"), lost), status(null, 1)))).message).toBe(
-      "Quorum is lost: 1 of 3 up, 2 needed. Start a member again.",
+      "Quorum is lost: 1 member is up and 2 are needed. Start one again.",
     );
     const back = await run(ctx(log(...start, stop("m2"), stop("m3"), lost, restored), status("m1", 2)));
     expect(back).toEqual({
