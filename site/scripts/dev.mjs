@@ -67,7 +67,13 @@ const astro = spawn(
   {
     cwd: repo,
     stdio: "inherit",
-    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: "1", ETCD_LAB_SERVER_URL: serverUrl },
+    // No telemetry and no update check: the lab works offline.
+    env: {
+      ...process.env,
+      ASTRO_TELEMETRY_DISABLED: "1",
+      ASTRO_DISABLE_UPDATE_CHECK: "true",
+      ETCD_LAB_SERVER_URL: serverUrl,
+    },
   },
 );
 children.push(astro);
