@@ -21,6 +21,7 @@ import {
   members,
   readClusterPicture,
   task,
+  terminalScreen,
   typeCommand,
   waitForLeader,
   waitForTerminal,
@@ -85,6 +86,21 @@ describe.skipIf(skip)("the course in a browser", () => {
     await waitForTerminal(p, /E2E_MARK=same-shell-4711/, 20_000); // the scrollback came back
     await typeCommand(p, 'echo "mark is $E2E_MARK"');
     await waitForTerminal(p, /^mark is same-shell-4711$/m);
+
+    // Copy: a triple click selects the output line, Ctrl+Shift+C copies it. Paste: the Paste button.
+    const row = terminalScreen(p)
+      .getByRole("listitem")
+      .filter({ hasText: /^mark is same-shell-4711/ })
+      .last();
+    const box = await row.boundingBox();
+    if (!box) throw new Error("the output line has no box on screen");
+    await p.mouse.click(box.x + 10, box.y + box.height / 2, { clickCount: 3 });
+    await p.keyboard.press("Control+Shift+C");
+    expect(await p.evaluate("navigator.clipboard.readText()")).toMatch(/^mark is same-shell-4711\s*$/);
+    await p.evaluate("navigator.clipboard.writeText('echo pasted-$((6*7))')");
+    await dock(p).getByRole("button", { name: "Paste" }).click();
+    await p.keyboard.press("Enter");
+    await waitForTerminal(p, /^pasted-42$/m);
 
     await p.getByRole("link", { name: "etcd-lab" }).click();
     const card = p.getByRole("listitem").filter({ has: p.getByRole("link", { name: "What lives in etcd" }) });

@@ -39,8 +39,12 @@ interface NodeParts {
   quotaBar: HTMLElement;
 }
 
+let instances = 0;
+
 class ClusterView extends HTMLElement {
   private started = false;
+  /** prefix keeps element ids unique when a page has several cluster views. */
+  private readonly prefix = `cluster-${++instances}`;
   private lab!: LabSession;
   private nodes = new Map<string, NodeParts>();
   private rows = new Map<string, HTMLTableRowElement>();
@@ -117,7 +121,7 @@ class ClusterView extends HTMLElement {
     const crownWrap = h("span");
     crownWrap.innerHTML = crownSvg;
     const crown = crownWrap.firstElementChild as HTMLElement;
-    const menuId = `${this.id || "cluster"}-menu-${name}`;
+    const menuId = `${this.prefix}-menu-${name}`;
     const button = h("button", "node-menu-button");
     button.type = "button";
     button.setAttribute("aria-haspopup", "menu");
