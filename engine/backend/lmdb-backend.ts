@@ -110,7 +110,8 @@ export class LmdbBackend implements Backend {
   }
 
   get(bucket: BucketName, key: Uint8Array): Uint8Array | undefined {
-    const pending = this.buffer.lookup(bucket, keyString(key));
+    const buffered = this.buffer.bucket(bucket);
+    const pending = buffered?.get(keyString(key));
     if (pending !== undefined) return pending === DELETED ? undefined : pending;
     const v = this.db(bucket).get(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
     return v === undefined ? undefined : plain(v);

@@ -34,11 +34,6 @@ export class WriteBuffer {
     this.record(bucket, key, DELETED);
   }
 
-  /** lookup returns the pending value (DELETED included), or undefined when the batch does not touch key. */
-  lookup(bucket: BucketName, key: string): BufferedValue | undefined {
-    return this.buckets.get(bucket)?.get(key);
-  }
-
   /** bucket returns the pending writes of one bucket, or undefined when there are none. */
   bucket(bucket: BucketName): SortedMap<BufferedValue> | undefined {
     return this.buckets.get(bucket);

@@ -22,10 +22,16 @@ export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 /** binaryString maps bytes to a string with one char (0..255) per byte; string order equals byte order. */
 export function binaryString(b: Uint8Array): string {
+  // apply over the typed array is several times faster than spreading it (measured); chunks keep the
+  // argument count bounded for long values.
+  if (b.length <= CHUNK) return String.fromCharCode.apply(null, b as unknown as number[]);
   let s = "";
-  for (let i = 0; i < b.length; i += 0x2000) s += String.fromCharCode(...b.subarray(i, i + 0x2000));
+  for (let i = 0; i < b.length; i += CHUNK)
+    s += String.fromCharCode.apply(null, b.subarray(i, i + CHUNK) as unknown as number[]);
   return s;
 }
+
+const CHUNK = 0x2000;
 
 /** bytesOfBinaryString is the inverse of binaryString (also encodes ASCII names such as bucket keys). */
 export function bytesOfBinaryString(s: string): Uint8Array {

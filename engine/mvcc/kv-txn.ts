@@ -167,7 +167,7 @@ export class StoreTxnWrite implements TxnWrite {
     this.putBytes += key.length + value.length;
     const rev = this.beginRev + 1;
     const keyStr = binaryString(key);
-    const found = this.core.index.get(key, rev);
+    const found = this.core.index.get(key, rev, keyStr);
     const oldLease = found ? (this.core.leases?.getLease(keyStr) ?? 0n) : 0n;
     const idxRev: Revision = { main: rev, sub: this.written.length };
     const kv: KeyValue = {
@@ -179,7 +179,7 @@ export class StoreTxnWrite implements TxnWrite {
       lease,
     };
     this.core.backend.put("key", revisionBytes(idxRev), KeyValue.encode(kv));
-    this.core.index.put(key, idxRev);
+    this.core.index.put(key, idxRev, keyStr);
     this.written.push(kv);
     if (oldLease !== lease) {
       if (oldLease !== 0n) this.core.leases?.detach(oldLease, keyStr);

@@ -46,7 +46,7 @@ export class MemoryBackend implements Backend {
     const k = binaryString(key);
     const old = m.get(k);
     this.liveBytes += value.length - (old === undefined ? -(key.length + ENTRY_OVERHEAD_BYTES) : old.length);
-    const copy = Uint8Array.from(value);
+    const copy = value.slice();
     m.set(k, copy);
     this.pendingOps.push([bucket, k, copy]);
   }

@@ -17,7 +17,9 @@ export interface RevisionsResult {
 
 /** TreeIndex maps every key ever written (and not compacted away) to its history. */
 export class TreeIndex {
+  // Invariant: tree and byKey hold the same entries; the map answers point lookups without string compares.
   private readonly tree = new SortedMap<KeyIndex>();
+  private readonly byKey = new Map<string, KeyIndex>();
   // Invariant: liveKeys equals the number of keys whose last generation is not empty
   // (etcd_debugging_mvcc_keys_total).
   private live = 0;
@@ -32,9 +34,9 @@ export class TreeIndex {
     return this.tree.size;
   }
 
-  /** get returns the state of one key at atRev. */
-  get(key: Uint8Array, atRev: number): KeyFound | undefined {
-    return this.tree.get(binaryString(key))?.get(atRev);
+  /** get returns the state of one key at atRev (`keyStr`: the key's binary string, when the caller has it). */
+  get(key: Uint8Array, atRev: number, keyStr = binaryString(key)): KeyFound | undefined {
+    return this.byKey.get(keyStr)?.get(atRev);
   }
 
   /** revisions lists the newest revision <= atRev of each key in the range, at most `limit` (0: all). */
@@ -76,19 +78,19 @@ export class TreeIndex {
   }
 
   /** put records a modification of key at rev. */
-  put(key: Uint8Array, rev: Revision): void {
-    const k = binaryString(key);
-    let ki = this.tree.get(k);
+  put(key: Uint8Array, rev: Revision, k = binaryString(key)): void {
+    let ki = this.byKey.get(k);
     if (!ki) {
       ki = new KeyIndex(key);
       this.tree.set(k, ki);
+      this.byKey.set(k, ki);
     }
     if (ki.put(rev)) this.live++;
   }
 
   /** tombstone records the deletion of a live key at rev (a missing or dead key is a broken invariant). */
   tombstone(key: Uint8Array, rev: Revision): void {
-    const ki = this.tree.get(binaryString(key));
+    const ki = this.byKey.get(binaryString(key));
     assert(ki !== undefined && ki.tombstone(rev), "mvcc: tombstone of a key that does not exist");
     this.live--;
   }
@@ -104,7 +106,10 @@ export class TreeIndex {
       ki.compact(rev, available);
       if (ki.isEmpty()) emptied.push(k);
     });
-    for (const k of emptied) this.tree.delete(k);
+    for (const k of emptied) {
+      this.tree.delete(k);
+      this.byKey.delete(k);
+    }
     return available;
   }
 
@@ -120,7 +125,7 @@ export class TreeIndex {
   /** restoreRevision replays one `key` bucket entry during restore from the backend, in revision order. */
   restoreRevision(key: Uint8Array, rev: Revision, tombstone: boolean, createRevision: number, version: number): void {
     const k = binaryString(key);
-    const ki = this.tree.get(k);
+    const ki = this.byKey.get(k);
     if (ki) {
       if (tombstone) {
         if (ki.tombstone(rev)) this.live--;
@@ -134,6 +139,7 @@ export class TreeIndex {
       this.live++;
     }
     this.tree.set(k, fresh);
+    this.byKey.set(k, fresh);
   }
 
   private visit(key: Uint8Array, end: Uint8Array, fn: (ki: KeyIndex) => void): void {

@@ -1,0 +1,280 @@
+// npm run bench -- storage: the storage half measured on this machine's disk.
+//   1. MVCC throughput over the LMDB backend: single-key puts (one revision each, batched commits as a member
+//      does), point gets and 100-key prefix ranges over 100k keys;
+//   2. backend commit latency while filling a ~100 MB database with 1 KiB values (etcd's health bar:
+//      etcd_disk_backend_commit_duration_seconds p99 < 25 ms), then defrag of that database;
+//   3. compaction of 1M revisions (10k keys x 100 versions): the index pause and the physical deletion;
+//   4. real etcd 3.4 (when /usr/bin/etcd is installed and BENCH_REAL_ETCD != 0): the same ~100 MB fill
+//      through its API, its own commit p99 from /metrics, and its defrag time, as ratios.
+// BENCH_STORAGE_SCALE (default 1) scales the data sizes.
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { LmdbBackend } from "../engine/backend/lmdb-backend.ts";
+import { utf8Bytes } from "../engine/mvcc/bytes.ts";
+import { CompactionJob } from "../engine/mvcc/compaction.ts";
+import { isEtcdError } from "../engine/mvcc/errors.ts";
+import { KvStore } from "../engine/mvcc/kv-store.ts";
+
+const scale = Number(process.env.BENCH_STORAGE_SCALE ?? 1);
+const n = (x: number): number => Math.max(1, Math.round(x * scale));
+const ms = (x: number): string => `${x.toFixed(2)} ms`;
+const mb = (x: number): string => `${(x / 1e6).toFixed(1)} MB`;
+const rate = (count: number, elapsedMs: number): string =>
+  `${Math.round(count / (elapsedMs / 1000)).toLocaleString("en-US")}/s`;
+
+function percentile(samples: number[], p: number): number {
+  const s = [...samples].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))] ?? 0;
+}
+
+/** CommitTimer runs maybeCommit as a member does between entries and keeps each commit's duration. */
+class CommitTimer {
+  readonly commitMs: number[] = [];
+  constructor(private readonly backend: LmdbBackend) {}
+  tick(): void {
+    const t = performance.now();
+    if (this.backend.maybeCommit(t)) this.commitMs.push(performance.now() - t);
+  }
+}
+
+const key = (i: number): Uint8Array => utf8Bytes(`/registry/pods/ns${i % 100}/pod-${String(i).padStart(7, "0")}`);
+
+function mvccThroughput(dir: string): void {
+  const keys = n(100_000);
+  const backend = LmdbBackend.open({ path: join(dir, "throughput", "db") });
+  const store = new KvStore({ backend });
+  const commits = new CommitTimer(backend);
+  const value = new Uint8Array(256).fill(0x61);
+  let t = performance.now();
+  for (let i = 0; i < keys; i++) {
+    store.put(key(i), value);
+    commits.tick();
+  }
+  backend.forceCommit();
+  const putMs = performance.now() - t;
+  t = performance.now();
+  for (let i = 0; i < keys; i++) {
+    const r = store.range(key((i * 7919) % keys), undefined);
+    if (isEtcdError(r) || r.kvs.length !== 1) throw new Error("bench storage: get failed");
+  }
+  const getMs = performance.now() - t;
+  const ranges = n(2_000);
+  t = performance.now();
+  for (let i = 0; i < ranges; i++) {
+    // ns<i> holds keys/100 keys; ask for 100 of them.
+    const r = store.range(utf8Bytes(`/registry/pods/ns${i % 100}/`), utf8Bytes(`/registry/pods/ns${i % 100}0`), {
+      limit: 100,
+    });
+    if (isEtcdError(r) || r.kvs.length === 0) throw new Error("bench storage: range failed");
+  }
+  const rangeMs = performance.now() - t;
+  t = performance.now();
+  const all = store.range(utf8Bytes("/"), new Uint8Array(0), { count: true });
+  const countMs = performance.now() - t;
+  if (isEtcdError(all)) throw new Error("bench storage: count failed");
+  console.log(`MVCC over LMDB, ${keys.toLocaleString("en-US")} keys (256 B values):`);
+  console.log(`  put (one revision each, batched commits): ${rate(keys, putMs)}`);
+  console.log(`  point get: ${rate(keys, getMs)}`);
+  console.log(`  range of 100 keys (limit 100): ${rate(ranges, rangeMs)}  (${ms(rangeMs / ranges)} each)`);
+  console.log(`  count_only over all ${all.count.toLocaleString("en-US")} keys: ${ms(countMs)}`);
+  backend.close();
+}
+
+async function commitAndDefrag(dir: string): Promise<{ commitP99Ms: number; defragMs: number; sizeBytes: number }> {
+  const keys = n(100_000);
+  const backend = LmdbBackend.open({ path: join(dir, "defrag", "db") });
+  const store = new KvStore({ backend });
+  const commits = new CommitTimer(backend);
+  const value = new Uint8Array(1024).fill(0x62);
+  const t = performance.now();
+  for (let i = 0; i < keys; i++) {
+    store.put(key(i), value);
+    commits.tick();
+  }
+  backend.forceCommit();
+  const fillMs = performance.now() - t;
+  const c = commits.commitMs;
+  const commitP99Ms = percentile(c, 0.99);
+  console.log(
+    `filling ${mb(backend.sizeBytes())} (${keys.toLocaleString("en-US")} x 1 KiB) at ${rate(keys, fillMs)}: ${c.length} backend commits, ` +
+      `p50 ${ms(percentile(c, 0.5))}  p99 ${ms(commitP99Ms)}  max ${ms(Math.max(...c))}  (etcd's bar: p99 < 25 ms)`,
+  );
+  const sizeBytes = backend.sizeBytes();
+  const d = await backend.defrag();
+  console.log(
+    `defrag of ${mb(d.sizeBeforeBytes)} (in use ${mb(d.sizeInUseBeforeBytes)}): ${ms(d.tookMs)} -> ${mb(d.sizeAfterBytes)}`,
+  );
+  // Half of the keys deleted and compacted away: what defrag is for.
+  for (let i = 0; i < keys; i += 2) {
+    store.deleteRange(key(i), undefined);
+    commits.tick();
+  }
+  const job = store.compact(store.rev());
+  if (!(job instanceof CompactionJob)) throw new Error("bench storage: compact failed");
+  while (store.compactStep());
+  backend.forceCommit();
+  const d2 = await backend.defrag();
+  console.log(
+    `defrag after deleting half and compacting, ${mb(d2.sizeBeforeBytes)} (in use ${mb(d2.sizeInUseBeforeBytes)}): ${ms(d2.tookMs)} -> ${mb(d2.sizeAfterBytes)}`,
+  );
+  backend.close();
+  return { commitP99Ms, defragMs: d.tookMs, sizeBytes };
+}
+
+function compaction(dir: string): void {
+  const keyCount = n(10_000);
+  const versions = 100;
+  const backend = LmdbBackend.open({ path: join(dir, "compact", "db") });
+  const store = new KvStore({ backend });
+  const commits = new CommitTimer(backend);
+  const value = new Uint8Array(32).fill(0x63);
+  const t0 = performance.now();
+  for (let v = 0; v < versions; v++) {
+    for (let i = 0; i < keyCount; i++) {
+      store.put(key(i), value);
+      commits.tick();
+    }
+  }
+  backend.forceCommit();
+  const writeMs = performance.now() - t0;
+  const revisions = keyCount * versions;
+  const t1 = performance.now();
+  const job = store.compact(store.rev() - 1);
+  const indexMs = performance.now() - t1;
+  if (!(job instanceof CompactionJob)) throw new Error("bench storage: compact failed");
+  let batches = 0;
+  const t2 = performance.now();
+  while (store.compactStep()) batches++;
+  batches++;
+  backend.forceCommit();
+  const physicalMs = performance.now() - t2;
+  console.log(
+    `compaction of ${revisions.toLocaleString("en-US")} revisions (${keyCount.toLocaleString("en-US")} keys x ${versions}; written at ${rate(revisions, writeMs)}):`,
+  );
+  console.log(
+    `  index pause ${ms(indexMs)}; physical ${ms(physicalMs)} in ${batches} batches of 1000 (${rate(job.keysCompacted, physicalMs)} deleted), ` +
+      `${ms(physicalMs + (batches - 1) * 10)} with etcd's 10 ms pauses; db ${mb(backend.sizeBytes())}, in use ${mb(backend.sizeInUseBytes())}`,
+  );
+  backend.close();
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
+    });
+  });
+}
+
+/** quantileOf is PromQL's histogram_quantile over one family of cumulative bucket lines. */
+function quantileOf(text: string, name: string, q: number): number {
+  const buckets: [number, number][] = [];
+  for (const m of text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\S+)$`, "gm"))) {
+    buckets.push([m[1] === "+Inf" ? Infinity : Number(m[1]), Number(m[2])]);
+  }
+  const count = buckets[buckets.length - 1]?.[1] ?? 0;
+  let prev: [number, number] = [0, 0];
+  for (const [le, c] of buckets) {
+    if (c >= q * count)
+      return le === Infinity ? prev[0] : prev[0] + (le - prev[0]) * ((q * count - prev[1]) / Math.max(1, c - prev[1]));
+    prev = [le, c];
+  }
+  return prev[0];
+}
+
+async function realEtcd(
+  dir: string,
+): Promise<{ commitP99Ms: number; defragMs: number; sizeBytes: number } | undefined> {
+  if (process.env.BENCH_REAL_ETCD === "0") return undefined;
+  if (!existsSync("/usr/bin/etcd")) {
+    console.log("real etcd: /usr/bin/etcd not installed, skipped");
+    return undefined;
+  }
+  const [client, peer, metricsPort] = [await freePort(), await freePort(), await freePort()];
+  const url = `http://127.0.0.1:${client}`;
+  const etcd = spawn(
+    "/usr/bin/etcd",
+    [
+      "--name=s1",
+      `--data-dir=${join(dir, "s1.etcd")}`,
+      `--listen-client-urls=${url}`,
+      `--advertise-client-urls=${url}`,
+      `--listen-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
+      `--initial-cluster=s1=http://127.0.0.1:${peer}`,
+      `--listen-metrics-urls=http://127.0.0.1:${metricsPort}`,
+    ],
+    { stdio: "ignore" },
+  );
+  try {
+    const { Etcd3 } = await import("etcd3");
+    const c = new Etcd3({ hosts: url });
+    for (let i = 0; ; i++) {
+      try {
+        await c.put("warmup").value("x");
+        break;
+      } catch (err) {
+        if (i > 100) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const keys = n(100_000);
+    const value = Buffer.alloc(1024, 0x62);
+    const t = performance.now();
+    let next = 0;
+    const worker = async () => {
+      while (next < keys) {
+        const i = next++;
+        await c.put(Buffer.from(key(i))).value(value);
+      }
+    };
+    await Promise.all(Array.from({ length: 64 }, worker));
+    const fillMs = performance.now() - t;
+    const metrics = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    const text = await metrics();
+    const commitP99Ms = quantileOf(text, "etcd_disk_backend_commit_duration_seconds", 0.99) * 1000;
+    const sizeBytes = Number(/^etcd_mvcc_db_total_size_in_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
+    const t2 = performance.now();
+    await c.maintenance.defragment();
+    const defragMs = performance.now() - t2;
+    console.log(
+      `real etcd 3.4, same fill through its API (64 clients) at ${rate(keys, fillMs)}: db ${mb(sizeBytes)}, its backend commit p99 ` +
+        `${ms(commitP99Ms)}; defrag (RPC round trip) ${ms(defragMs)}`,
+    );
+    c.close();
+    return { commitP99Ms, defragMs, sizeBytes };
+  } finally {
+    etcd.kill("SIGTERM");
+    await new Promise((r) => etcd.once("exit", r));
+  }
+}
+
+/** benchStorage prints the storage numbers (see the header comment). */
+export async function benchStorage(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), "bench-storage-"));
+  try {
+    // Everything here is CPU-bound in one thread: say how busy the machine was.
+    let x = 0;
+    const t = performance.now();
+    for (let i = 0; i < 1e7; i++) x += i % 7;
+    console.log(
+      `machine: ${cpus().length} cores, load average ${loadavg()[0]?.toFixed(1)}; calibration loop (1e7 adds) ${ms(performance.now() - t)}${x < 0 ? "!" : ""}`,
+    );
+    mvccThroughput(dir);
+    const ours = await commitAndDefrag(dir);
+    compaction(dir);
+    const etcd = await realEtcd(dir);
+    if (etcd) {
+      console.log(
+        `ratio ours/etcd: backend commit p99 ${(ours.commitP99Ms / etcd.commitP99Ms).toFixed(2)}, ` +
+          `defrag ${(ours.defragMs / etcd.defragMs).toFixed(2)} (db ${mb(ours.sizeBytes)} vs ${mb(etcd.sizeBytes)})`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
