@@ -1,4 +1,4 @@
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   chmodSync,
   existsSync,
@@ -20,7 +20,7 @@ import type { ConfState, Entry, HardState, LogIndex, NodeId, Snapshot, Term } fr
 import { createMemberStorage, isMemberInitialized, loadIntoStorage, restartMemberStorage } from "./bootstrap.ts";
 import { touchDirAll } from "./create.ts";
 import { dataDirLayout } from "./layout.ts";
-import { DirLockedError, lockDir, lockName } from "./lock.ts";
+import { DirLockedError, lockDir, lockDirWithPidFile, lockName } from "./lock.ts";
 
 const ID = { nodeId: 0x41d8b97e89c74911n, clusterId: 0x8376c9536ea3105n };
 const CONF: ConfState = {
@@ -99,6 +99,19 @@ describe("lockDir", () => {
     await a.release();
     const b = await lockDir(root);
     await b.release();
+  });
+
+  it("falls back to a pid file that a live owner holds and a dead owner's leftover does not", async () => {
+    const a = await lockDirWithPidFile(root);
+    await expect(lockDirWithPidFile(root)).rejects.toThrow("fileutil: file already locked");
+    await a.release();
+    // A crashed owner left its file behind: a pid that is not running any more.
+    const dead = spawnSync(process.execPath, ["-e", "0"]).pid ?? 0;
+    writeFileSync(join(root, ".etcd-lab.lock"), `${dead}\n`);
+    const b = await lockDirWithPidFile(root);
+    expect(readFileSync(join(root, ".etcd-lab.lock"), "utf8")).toBe(`${process.pid}\n`);
+    await b.release();
+    expect(existsSync(join(root, ".etcd-lab.lock"))).toBe(false);
   });
 
   it.runIf(process.platform === "linux")(

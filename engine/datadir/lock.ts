@@ -33,8 +33,7 @@ export interface DirLock {
 
 /** lockDir takes the exclusive lock on `dir` (which must exist) or throws DirLockedError. */
 export async function lockDir(dir: string): Promise<DirLock> {
-  const real = realpathSync(dir);
-  return process.platform === "linux" ? lockAbstractSocket(dir, real) : lockPidFile(dir, real);
+  return process.platform === "linux" ? lockAbstractSocket(dir, realpathSync(dir)) : lockDirWithPidFile(dir);
 }
 
 /** lockName is the abstract socket name for a directory (a hash keeps it under the 107-byte limit). */
@@ -58,8 +57,12 @@ function lockAbstractSocket(dir: string, real: string): Promise<DirLock> {
   });
 }
 
-async function lockPidFile(dir: string, real: string): Promise<DirLock> {
-  const path = join(real, ".etcd-lab.lock");
+/**
+ * lockDirWithPidFile is the lock where there are no abstract sockets: `<dir>/.etcd-lab.lock` created with
+ * O_EXCL and holding the owner's pid; a file whose owner is dead is stale and taken over.
+ */
+export async function lockDirWithPidFile(dir: string): Promise<DirLock> {
+  const path = join(realpathSync(dir), ".etcd-lab.lock");
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, "wx", PRIVATE_FILE_MODE);
