@@ -3,7 +3,7 @@
 
 import { confChangeTypeName } from "./confchange-codec.ts";
 import { hex } from "./logger.ts";
-import { ConfChangeType, NONE, type ConfChange, type ConfState } from "./raftpb.ts";
+import { NONE, type ConfChange, type ConfState } from "./raftpb.ts";
 import type { Raft } from "./raft.ts";
 import { bcastAppend, maybeSendAppend } from "./replication.ts";
 import { StateType } from "./state.ts";
@@ -51,14 +51,4 @@ function switchToConfig(r: Raft): ConfState {
   }
   if (r.leadTransferee !== NONE && !r.trk.voters.has(r.leadTransferee)) r.abortLeaderTransfer();
   return cs;
-}
-
-/** isValidConfChangeType says whether t is a ConfChangeType this core applies. */
-export function isValidConfChangeType(t: number): t is ConfChangeType {
-  return (
-    t === ConfChangeType.ConfChangeAddNode ||
-    t === ConfChangeType.ConfChangeRemoveNode ||
-    t === ConfChangeType.ConfChangeUpdateNode ||
-    t === ConfChangeType.ConfChangeAddLearnerNode
-  );
 }

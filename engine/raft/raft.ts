@@ -10,7 +10,6 @@ import { isEmptyHardState, newMessage, payloadsSizeBytes, type MessageInit } fro
 import type { RaftError } from "./errors.ts";
 import { hex, type RaftLogger } from "./logger.ts";
 import { restoreConfig } from "./membership.ts";
-import { ProgressState } from "./progress.ts";
 import { RaftLog } from "./raft-log.ts";
 import {
   EntryType,
@@ -334,15 +333,5 @@ export class Raft {
     this.raftLog.committed = hs.commit;
     this.term = hs.term;
     this.vote = hs.vote;
-  }
-
-  /** progressOf returns the progress the leader keeps for a member (tests and status). */
-  progressOf(id: NodeId): Progress | undefined {
-    return this.trk.progress.get(id);
-  }
-
-  /** isReplicating says whether the leader streams to `id` (used by tests). */
-  isReplicating(id: NodeId): boolean {
-    return this.trk.progress.get(id)?.state === ProgressState.Replicate;
   }
 }

@@ -25,6 +25,12 @@ import { describeProfile, drawProfile, type Profile, type SimOptions } from "./p
 import { SimNode, type NodeSettings } from "./sim-node.ts";
 import { encodeMachine } from "./state-machine.ts";
 
+/**
+ * LIVENESS_LEADER_MS bounds the time from healing to a leader: 300 ticks, enough for a restarted member to
+ * catch up and for elections that collide a few times (each takes 10–20 ticks).
+ */
+export const LIVENESS_LEADER_MS = 30_000;
+
 /** TICK_MS is the tick interval: etcd's default heartbeat interval (100 ms); election = 10 ticks. */
 export const TICK_MS = 100;
 
@@ -54,6 +60,8 @@ export interface SimStats {
   readsChecked: number;
   checks: number;
   maxTerm: number;
+  /** leaderAfterMs: time from healing to the first leader of the liveness phase. */
+  leaderAfterMs: number;
   /** convergedAfterMs: time from healing to convergence. */
   convergedAfterMs: number;
 }
@@ -109,6 +117,7 @@ export class Simulation {
     readsChecked: 0,
     checks: 0,
     maxTerm: 0,
+    leaderAfterMs: -1,
     convergedAfterMs: 0,
   };
 
@@ -543,7 +552,17 @@ export class Simulation {
 
   private checkConverged(): void {
     const l = this.leader();
-    if (!l) return;
+    const sinceHealMs = this.nowMs - this.healedAtMs;
+    if (!l) {
+      if (this.stats.leaderAfterMs < 0 && sinceHealMs > LIVENESS_LEADER_MS) {
+        this.done = {
+          ok: false,
+          failure: `liveness: no leader ${LIVENESS_LEADER_MS} ms after healing: ${this.describeStuck()}`,
+        };
+      }
+      return;
+    }
+    if (this.stats.leaderAfterMs < 0) this.stats.leaderAfterMs = sinceHealMs;
     if (!this.finalWrite) {
       const key = `p${this.nextRequest++}`;
       const err = l.rn!.propose(Uint8Array.from(key, (c) => c.charCodeAt(0)));
