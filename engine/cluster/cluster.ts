@@ -19,6 +19,7 @@ import {
   type MemberSpec,
 } from "./member-spec.ts";
 import { freePorts } from "./ports.ts";
+import { httpGet } from "./http-get.ts";
 import { ControlClient } from "./control-client.ts";
 import { groupsOf, healedFaults, partitionFaults, PartitionError } from "./partition.ts";
 import { StatusSampler } from "./status-sampler.ts";
@@ -52,6 +53,12 @@ interface Member {
 }
 
 const startAttemptsMax = 3;
+/** defaultQuotaBytes is etcd's default --quota-backend-bytes (2 GiB). */
+export const defaultQuotaBytes = 2 * 1024 * 1024 * 1024;
+
+/** Announce is called by a control once it passed validation, right before it acts (the event is logged then). */
+export type Announce = () => void;
+const noop: Announce = () => undefined;
 
 /** Cluster owns a session's member processes. */
 export class Cluster {
@@ -125,7 +132,11 @@ export class Cluster {
       faults: structuredClone(m.faults),
     }));
     return this.sampler.sample(members, groupsOf(this.names(), this.faultMap())).then((s) => {
-      for (const row of s.members) if (row.reachable) this.find(row.name)?.proc.markUp();
+      for (const row of s.members) {
+        if (row.reachable) this.find(row.name)?.proc.markUp();
+        // etcd 3.4's Status has no dbSizeQuota: report the quota the member was started with.
+        if (row.reachable && row.dbSizeQuota === 0) row.dbSizeQuota = this.opts.quotaBackendBytes ?? defaultQuotaBytes;
+      }
       for (const m of this.members) m.proc.boundLog();
       return s;
     });
@@ -134,33 +145,37 @@ export class Cluster {
   // ---- process controls -------------------------------------------------------------------------------
 
   /** stop sends SIGTERM and waits for the exit. */
-  async stop(name: string): Promise<void> {
+  async stop(name: string, announce: Announce = noop): Promise<void> {
     const m = this.running(name);
+    announce();
     await m.proc.stop();
   }
 
   /** kill sends SIGKILL and waits for the exit. */
-  async kill(name: string): Promise<void> {
+  async kill(name: string, announce: Announce = noop): Promise<void> {
     const m = this.running(name);
+    announce();
     await m.proc.kill();
   }
 
   /** pause sends SIGSTOP. */
-  pause(name: string): void {
+  pause(name: string, announce: Announce = noop): void {
     const m = this.running(name);
     if (m.proc.state === "paused") throw new ClusterControlError("invalid_state", `member ${name} is already paused`);
+    announce();
     m.proc.pause();
   }
 
   /** resume sends SIGCONT to a paused member. */
-  resume(name: string): void {
+  resume(name: string, announce: Announce = noop): void {
     const m = this.running(name);
     if (m.proc.state !== "paused") throw new ClusterControlError("invalid_state", `member ${name} is not paused`);
+    announce();
     m.proc.resume();
   }
 
   /** start starts a stopped member from its data dir and waits until it listens. */
-  async start(name: string): Promise<void> {
+  async start(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
     if (m.proc.pid !== null) throw new ClusterControlError("invalid_state", `member ${name} is already running`);
     if (m.wiped) {
@@ -169,20 +184,23 @@ export class Cluster {
         `member ${name}'s data dir was wiped: use rejoin (member remove + member add) to bring it back with a new member id`,
       );
     }
+    announce();
     await this.launch(m, "new");
   }
 
   /** restart stops (SIGTERM) and starts a member. */
-  async restart(name: string): Promise<void> {
+  async restart(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
     if (m.wiped) await this.start(name); // throws the wiped explanation
+    announce();
     if (m.proc.pid !== null) await m.proc.stop();
     await this.launch(m, "new");
   }
 
   /** wipe kills a member and deletes its data dir; rejoin brings it back. */
-  async wipe(name: string): Promise<void> {
+  async wipe(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
+    announce();
     if (m.proc.pid !== null) await m.proc.kill();
     rmSync(m.spec.dataDir, { recursive: true, force: true });
     m.wiped = true;
@@ -190,9 +208,10 @@ export class Cluster {
   }
 
   /** rejoin replaces a wiped member: member remove (old id), member add (same peer URL), start empty. */
-  async rejoin(name: string): Promise<void> {
+  async rejoin(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
     if (!m.wiped) throw new ClusterControlError("invalid_state", `member ${name} was not wiped (rejoin undoes wipe)`);
+    announce();
     const live = this.liveEndpoints(name);
     const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
     const old = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
@@ -203,8 +222,9 @@ export class Cluster {
   }
 
   /** addMember adds a voting member named m<N+1> on new ports and starts it. */
-  async addMember(): Promise<string> {
+  async addMember(announce: (name: string) => void = noop): Promise<string> {
     const n = Math.max(0, ...this.names().map((x) => Number(x.slice(1)) || 0)) + 1;
+    announce(`m${n}`);
     const [a, b, c] = await freePorts(3);
     const spec = memberSpec(this.opts.workspace, `m${n}`, [a as number, b as number, c as number]);
     const live = this.liveEndpoints();
@@ -215,9 +235,10 @@ export class Cluster {
   }
 
   /** removeMember removes a member from the cluster, stops its process and forgets it. */
-  async removeMember(name: string): Promise<void> {
+  async removeMember(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
     if (this.members.length === 1) throw new ClusterControlError("invalid_state", "cannot remove the last member");
+    announce();
     const live = this.liveEndpoints(name);
     const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
     const entry = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
@@ -236,7 +257,7 @@ export class Cluster {
   // ---- faults (our backend only) ------------------------------------------------------------------------
 
   /** partition splits the members into groups that cannot talk to each other. */
-  async partition(groups: string[][]): Promise<void> {
+  async partition(groups: string[][], announce: Announce = noop): Promise<void> {
     this.needFaults("partition");
     let next: Map<string, MemberFaults>;
     try {
@@ -245,29 +266,32 @@ export class Cluster {
       if (err instanceof PartitionError) throw new ClusterControlError("bad_request", err.message);
       throw err;
     }
+    announce();
     await this.installFaults(next);
   }
 
   /** isolate cuts one member off from all others. */
-  async isolate(name: string): Promise<void> {
+  async isolate(name: string, announce: Announce = noop): Promise<void> {
     this.needFaults("isolate");
     this.get(name);
-    await this.partition([[name]]);
+    await this.partition([[name]], announce);
   }
 
   /** heal clears every drop and delay. */
-  async heal(): Promise<void> {
+  async heal(announce: Announce = noop): Promise<void> {
     this.needFaults("heal");
+    announce();
     await this.installFaults(healedFaults(this.faultMap()));
   }
 
   /** delay adds a one-way delay to what `name` sends to `peers` (0 clears). */
-  async delay(name: string, peers: string[], ms: number): Promise<void> {
+  async delay(name: string, peers: string[], ms: number, announce: Announce = noop): Promise<void> {
     this.needFaults("delay");
     const m = this.get(name);
     for (const p of peers) {
       if (!this.find(p) || p === name) throw new ClusterControlError("bad_request", `unknown peer "${p}" for ${name}`);
     }
+    announce();
     const f = structuredClone(m.faults);
     for (const p of peers) {
       if (ms > 0) f.delayMs[p] = ms;
@@ -277,9 +301,10 @@ export class Cluster {
   }
 
   /** slowDisk adds `ms` to every WAL fsync of a member (0 clears). */
-  async slowDisk(name: string, ms: number): Promise<void> {
+  async slowDisk(name: string, ms: number, announce: Announce = noop): Promise<void> {
     this.needFaults("slow-disk");
     const m = this.get(name);
+    announce();
     await this.installFaults(new Map([[name, { ...structuredClone(m.faults), fsyncDelayMs: ms }]]));
   }
 
@@ -494,9 +519,8 @@ function clusterOf(members: { name: string; peerUrls: string[] }[], self: Member
 
 async function healthy(url: string): Promise<boolean> {
   try {
-    const res = await fetch(`${url}/health`, { signal: AbortSignal.timeout(1000) });
-    const body = (await res.json()) as { health?: string };
-    return body.health === "true";
+    const res = await httpGet(`${url}/health`, 1000);
+    return (JSON.parse(res.body) as { health?: string }).health === "true";
   } catch {
     return false;
   }

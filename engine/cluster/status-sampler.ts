@@ -2,6 +2,7 @@
 // /metrics (leader changes, WAL fsync p99; scraped at most once a second), and the process state and faults
 // the engine tracks. A member that does not answer keeps its last known numbers with reachable: false.
 import type { ClusterStatus, MemberFaults, MemberStatus, ProcessState } from "./status-types.ts";
+import { httpGet } from "./http-get.ts";
 import { histogramDelta, parseMetrics, quantile, type Histogram } from "./metrics-scrape.ts";
 
 /** RpcStatus is what the sampler needs from Maintenance.Status (ids in lower-case hex, "0" = none). */
@@ -38,6 +39,21 @@ export interface SampledMember {
 /** statusTimeoutMs bounds one Status RPC; a member slower than this counts as unreachable. */
 export const statusTimeoutMs = 300;
 const metricsEveryMs = 1000;
+/** hardTimeoutMs bounds a member's part of a sample even if a call ignores its own deadline. */
+const hardTimeoutMs = statusTimeoutMs + 700;
+let hardTimeoutsSeen = 0;
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const t = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // NB: a call that outlives its own deadline is a transport bug; say so (once in a while), then move on.
+      if (hardTimeoutsSeen++ % 100 === 0) console.warn(`lab: ${what} ignored its ${statusTimeoutMs} ms deadline`);
+      reject(new Error(`${what}: no answer within ${ms} ms`));
+    }, ms);
+  });
+  return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
 const fsyncWindowMs = 30_000;
 
 interface Known {
@@ -119,9 +135,14 @@ export class StatusSampler {
       k.status = s;
       return { ...s };
     }
+    // Bounded whatever the transport does: a sample never waits longer than hardTimeoutMs for a member.
     const [rpc] = await Promise.all([
-      this.rpc.status(m.endpoint, statusTimeoutMs).catch(() => null),
-      at - k.metricsAt >= metricsEveryMs ? this.scrape(m, k, at) : Promise.resolve(),
+      withTimeout(this.rpc.status(m.endpoint, statusTimeoutMs), hardTimeoutMs, `status RPC to ${m.name}`).catch(
+        () => null,
+      ),
+      at - k.metricsAt >= metricsEveryMs
+        ? withTimeout(this.scrape(m, k, at), hardTimeoutMs, `metrics of ${m.name}`).catch(() => undefined)
+        : Promise.resolve(),
     ]);
     if (rpc) {
       s.reachable = true;
@@ -149,9 +170,9 @@ export class StatusSampler {
     k.metricsAt = at;
     let text: string;
     try {
-      const res = await fetch(`${m.metricsUrl}/metrics`, { signal: AbortSignal.timeout(statusTimeoutMs) });
-      if (!res.ok) return;
-      text = await res.text();
+      const res = await httpGet(`${m.metricsUrl}/metrics`, statusTimeoutMs);
+      if (res.status !== 200) return;
+      text = res.body;
     } catch {
       return;
     }

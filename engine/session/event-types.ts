@@ -37,7 +37,7 @@ export type LabEventBody =
   | { type: "member.started"; member: string; pid: number }
   | { type: "member.exited"; member: string; code: number | null; signal: string | null; expected: boolean }
   | { type: "leader.changed"; from: string | null; to: string | null; term: number }
-  | { type: "quorum.lost"; up: number; needed: number }
+  | { type: "quorum.lost"; up: number; needed: number; revision?: number }
   | { type: "quorum.restored"; up: number; needed: number }
   | { type: "alarm.raised"; member: string; alarm: string }
   | { type: "alarm.cleared"; member: string; alarm: string }
