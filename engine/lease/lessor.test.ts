@@ -82,6 +82,18 @@ describe("Lessor", () => {
     expect(lessor.findExpiredLeases().map((x) => x.id)).toEqual([7n]);
   });
 
+  it("answers time-to-live with the remaining whole seconds, granted TTL and keys; -1 when unknown", () => {
+    const { lessor, clock, store } = setup();
+    lessor.promote(0);
+    granted(lessor.grant(11n, 30));
+    store.put(b("z"), b("1"), 11n);
+    store.put(b("y"), b("1"), 11n);
+    clock.advance(10_400);
+    expect(lessor.timeToLive(11n, true)).toEqual({ ID: 11n, TTL: 19, grantedTTL: 30, keys: [b("y"), b("z")] });
+    expect(lessor.timeToLive(11n, false).keys).toEqual([]);
+    expect(lessor.timeToLive(12n, true)).toEqual({ ID: 12n, TTL: -1, grantedTTL: 0, keys: [] });
+  });
+
   it("renews on the leader; an expired lease cannot be renewed", () => {
     const { lessor, clock, registry } = setup();
     lessor.promote(0);

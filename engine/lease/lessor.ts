@@ -162,6 +162,21 @@ export class Lessor implements LeaseIndex {
     return l.ttlSeconds;
   }
 
+  /**
+   * timeToLive answers LeaseTimeToLive on the leader: whole seconds left (Go's truncation), the granted TTL
+   * and, when asked, the attached keys in byte order; an unknown lease answers TTL -1 as etcd's API does.
+   */
+  timeToLive(id: bigint, withKeys: boolean): { ID: bigint; TTL: number; grantedTTL: number; keys: Uint8Array[] } {
+    const l = this.leaseMap.get(id);
+    if (!l) return { ID: id, TTL: -1, grantedTTL: 0, keys: [] };
+    return {
+      ID: id,
+      TTL: l.remainingSeconds(this.opts.clock.nowMs()),
+      grantedTTL: l.ttlSeconds,
+      keys: withKeys ? l.sortedKeys().map(bytesOfBinaryString) : [],
+    };
+  }
+
   /** lookup returns a lease. */
   lookup(id: bigint): Lease | undefined {
     return this.leaseMap.get(id);
