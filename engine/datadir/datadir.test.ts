@@ -10,6 +10,7 @@ import {
   rmSync,
   statSync,
   truncateSync,
+  writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
