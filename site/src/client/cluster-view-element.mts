@@ -37,14 +37,15 @@ interface NodeParts {
   values: Record<"term" | "raftIndex" | "appliedIndex" | "db" | "leaderChanges", HTMLElement>;
   quota: HTMLElement;
   quotaBar: HTMLElement;
+  quotaText: HTMLElement;
 }
 
 let instances = 0;
 
 class ClusterView extends HTMLElement {
   private started = false;
-  /** prefix keeps element ids unique when a page has several cluster views. */
-  private readonly prefix = `cluster-${++instances}`;
+  /** idPrefix keeps element ids unique when a page has several cluster views. */
+  private readonly idPrefix = `cluster-${++instances}`;
   private lab!: LabSession;
   private nodes = new Map<string, NodeParts>();
   private rows = new Map<string, HTMLTableRowElement>();
@@ -121,7 +122,7 @@ class ClusterView extends HTMLElement {
     const crownWrap = h("span");
     crownWrap.innerHTML = crownSvg;
     const crown = crownWrap.firstElementChild as HTMLElement;
-    const menuId = `${this.prefix}-menu-${name}`;
+    const menuId = `${this.idPrefix}-menu-${name}`;
     const button = h("button", "node-menu-button");
     button.type = "button";
     button.setAttribute("aria-haspopup", "menu");
@@ -154,6 +155,7 @@ class ClusterView extends HTMLElement {
     quota.setAttribute("role", "img");
     const quotaBar = h("span");
     quota.append(quotaBar);
+    const quotaText = h("p", "quota-text");
 
     const menu = h("ul", "menu");
     menu.id = menuId;
@@ -161,7 +163,7 @@ class ClusterView extends HTMLElement {
     menu.setAttribute("aria-label", `Actions for ${name}`);
     menu.hidden = true;
 
-    li.append(head, badges, dl, quota, menu);
+    li.append(head, badges, dl, quota, quotaText, menu);
     button.addEventListener("click", () =>
       this.openMenu?.name === name ? this.closeMenu(true) : this.showMenu(name, 0),
     );
@@ -177,7 +179,7 @@ class ClusterView extends HTMLElement {
     // Keep members in name order whatever order they first appear in.
     const after = [...list.children].find((c) => ((c as HTMLElement).dataset["member"] ?? "") > name);
     list.insertBefore(li, after ?? null);
-    const parts = { li, crown, button, menu, stateBadge, roleBadge, extraBadges, values, quota, quotaBar };
+    const parts = { li, crown, button, menu, stateBadge, roleBadge, extraBadges, values, quota, quotaBar, quotaText };
     this.nodes.set(name, parts);
     return parts;
   }
@@ -208,6 +210,7 @@ class ClusterView extends HTMLElement {
     p.quota.dataset["level"] = v.quotaPercent >= 80 ? "high" : "normal";
     p.quota.setAttribute("aria-label", `Quota used: ${v.quotaUsed}`);
     p.quotaBar.style.width = `${v.quotaPercent.toFixed(1)}%`;
+    setText(p.quotaText, v.quotaUsed === "—" ? "quota unknown" : `${v.quotaUsed} quota`);
     if (this.openMenu?.name === m.name) {
       // The member changed state under an open menu: rebuild its items, keeping the focus position.
       const items = this.itemsFor(m.name);
