@@ -53,8 +53,9 @@ export function serveStatic(root: string, req: IncomingMessage, res: ServerRespo
     res.writeHead(urlPath === "/" ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
     res.end(
       `<!doctype html><meta charset="utf-8"><title>etcd-lab</title><h1>etcd-lab</h1>` +
-        `<p>The lab server is running, but the course site is not built (${root} is missing).</p>` +
-        `<p>Run <code>npm run build:site</code> (or <code>npm start</code>, which builds it), then reload.</p>`,
+        `<p>The lab server is running, but the course site is not built yet (${root} is missing).</p>` +
+        `<p><code>npm start</code> builds it in the background (about a minute); reload this page then. ` +
+        `Otherwise run <code>npm run build:site</code>.</p>`,
     );
     return;
   }
