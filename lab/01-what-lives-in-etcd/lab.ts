@@ -74,6 +74,7 @@ async function checkOriginalCidr(ctx: CheckContext): Promise<CheckResult> {
   return fail(`${answers.originalCidr} holds "${answer}", which is not the CIDR the pool was created with.`);
 }
 
+/** lab is lab 1: a seeded 3-member cluster with history, and three tasks graded from the store. */
 export default defineLab({
   id: "01-what-lives-in-etcd",
   title: "What lives in etcd",

@@ -87,6 +87,7 @@ const loseAndRestoreQuorum = [
   "until etcdctl endpoint status 2>/dev/null | grep -q ', true, '; do sleep 0.5; done",
 ];
 
+/** lab is lab 2: a 3-member cluster with a workload, and three tasks graded from the event log. */
 export default defineLab({
   id: "02-raft-and-quorum",
   title: "Raft and quorum",

@@ -14,7 +14,7 @@ export interface TerminalHandle {
 const terminals = new Map<string, TerminalHandle>();
 const watchers = new Set<() => void>();
 
-/** registerTerminal adds (or replaces) a terminal and tells the watchers. */
+/** registerTerminal adds a terminal (the first one registered under an id keeps it) and tells the watchers. */
 export function registerTerminal(handle: TerminalHandle): void {
   if (!terminals.has(handle.id)) terminals.set(handle.id, handle);
   notifyTerminals();
