@@ -92,6 +92,8 @@ export class GrpcChannel {
   private waiters = new Set<() => void>();
   private keepaliveTimer: ReturnType<typeof setInterval> | undefined;
   private readonly active = new Map<ClientHttp2Session, number>();
+  private readonly listeners = new Set<(s: ConnectivityState) => void>();
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     target: string,
@@ -174,6 +176,32 @@ export class GrpcChannel {
   private setState(s: ConnectivityState): void {
     this.current = s;
     for (const w of [...this.waiters]) w();
+    for (const l of [...this.listeners]) l(s);
+  }
+
+  /** onStateChange subscribes to connectivity changes; it returns the unsubscribe function. */
+  onStateChange(listener: (s: ConnectivityState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * requestConnect starts a connection attempt if the channel is idle, or after a failure once its backoff has
+   * passed (scheduling the attempt if it has not). It never waits.
+   */
+  requestConnect(): void {
+    if (this.current === "ready" || this.current === "connecting" || this.current === "shutdown") return;
+    const waitMs = this.nextAttemptAt - Date.now();
+    if (waitMs <= 0) {
+      this.startConnect();
+      return;
+    }
+    if (this.retryTimer) return;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.requestConnect();
+    }, waitMs);
+    this.retryTimer.unref();
   }
 
   private startConnect(): void {
@@ -267,6 +295,7 @@ export class GrpcChannel {
 
   /** close shuts the channel: in-flight calls finish on the open connection, new calls fail. */
   close(): void {
+    clearTimeout(this.retryTimer);
     this.setState("shutdown");
     clearInterval(this.keepaliveTimer);
     this.session?.close();

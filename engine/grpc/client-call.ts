@@ -3,7 +3,6 @@
 // bounded receive queues (the stream is paused while the reader lags) and grpc-go's status texts.
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
 import type { MethodInfo } from "../proto/message-type.ts";
-import type { GrpcChannel } from "./channel.ts";
 import { encodeFrame, FrameReader } from "./frame.ts";
 import { metadataFromHeaders, metadataToHeaders, type Metadata } from "./metadata.ts";
 import { decodeGrpcMessage } from "./percent.ts";
@@ -26,6 +25,15 @@ export interface CallOptions {
   maxReceiveMessageBytes?: number | undefined;
   /** onSession is told which connection the call went out on (clientv3's peer, for logs). */
   onPeer?: ((peer: string) => void) | undefined;
+}
+
+/**
+ * CallTarget is where a call gets its connection: a GrpcChannel, or a balancer over several (engine/client's
+ * EndpointPool). ready() resolves with a connected session; trackCall() keeps it referenced while calls run.
+ */
+export interface CallTarget {
+  ready(waitForReady: boolean, deadline: number | undefined, signal?: AbortSignal): Promise<ClientHttp2Session>;
+  trackCall(session: ClientHttp2Session, delta: 1 | -1): void;
 }
 
 /** defaultMaxSendMessageBytes is clientv3's send limit (2 MiB). */
@@ -102,7 +110,7 @@ export class ClientCall<Req, Res> {
   private headersPromise: Promise<Metadata> | undefined;
 
   constructor(
-    private readonly channel: GrpcChannel,
+    private readonly channel: CallTarget,
     private readonly method: MethodInfo<Req, Res>,
     private readonly opts: CallOptions,
   ) {
@@ -355,7 +363,7 @@ export class ClientCall<Req, Res> {
 
 /** unaryCall sends one request and returns the one response. */
 export async function unaryCall<Req, Res>(
-  channel: GrpcChannel,
+  channel: CallTarget,
   method: MethodInfo<Req, Res>,
   req: Req,
   opts: CallOptions = {},
@@ -411,7 +419,7 @@ function readable<Req, Res>(call: ClientCall<Req, Res>): ClientReadable<Res> {
 
 /** serverStreamCall sends one request and returns the response stream. */
 export function serverStreamCall<Req, Res>(
-  channel: GrpcChannel,
+  channel: CallTarget,
   method: MethodInfo<Req, Res>,
   req: Req,
   opts: CallOptions = {},
@@ -423,7 +431,7 @@ export function serverStreamCall<Req, Res>(
 
 /** duplexCall opens a bidi or client-streaming call. */
 export function duplexCall<Req, Res>(
-  channel: GrpcChannel,
+  channel: CallTarget,
   method: MethodInfo<Req, Res>,
   opts: CallOptions = {},
 ): ClientDuplex<Req, Res> {

@@ -1,0 +1,47 @@
+// retry-warning: clientv3's "retrying of unary invoker failed" warning, the JSON line etcdctl writes to stderr
+// each time an attempt of a unary RPC fails. The client reports a RetryFailure through its onRetryFailure
+// hook; formatRetryWarning renders it exactly as etcd 3.6's zap logger does.
+import type { EtcdClientError } from "./errors.ts";
+
+/** RetryFailure describes one failed attempt of a unary call. */
+export interface RetryFailure {
+  /** target is the grpc target name: `etcd-endpoints://0xc000123456/127.0.0.1:2379`. */
+  target: string;
+  /** method is the RPC path: `/etcdserverpb.KV/Range`. */
+  method: string;
+  /** attempt counts from 0. */
+  attempt: number;
+  /** error is the attempt's failure; the line carries its grpc-go form. */
+  error: EtcdClientError;
+  /** at is when the attempt failed. */
+  at: Date;
+}
+
+/** retryWarningCaller is the zap caller etcd 3.6.0's client reports for the line. */
+export const retryWarningCaller = "v3@v3.6.0/retry_interceptor.go:65";
+
+/** zapTime formats a time as etcd's zap config does ("2006-01-02T15:04:05.000000Z0700", local time). */
+export function zapTime(d: Date): string {
+  const pad = (n: number, w = 2): string => String(n).padStart(w, "0");
+  const offsetMin = -d.getTimezoneOffset();
+  const zone =
+    offsetMin === 0
+      ? "Z"
+      : `${offsetMin > 0 ? "+" : "-"}${pad(Math.floor(Math.abs(offsetMin) / 60))}${pad(Math.abs(offsetMin) % 60)}`;
+  return (
+    `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}:` +
+    `${pad(d.getSeconds())}.${pad(d.getMilliseconds(), 3)}000${zone}`
+  );
+}
+
+/**
+ * formatRetryWarning renders the warning line (no trailing newline), field order as etcd 3.6.0 logs it:
+ * level, ts, caller, msg, target, method, attempt, error.
+ */
+export function formatRetryWarning(f: RetryFailure, caller = retryWarningCaller): string {
+  return (
+    `{"level":"warn","ts":"${zapTime(f.at)}","caller":${JSON.stringify(caller)},` +
+    `"msg":"retrying of unary invoker failed","target":${JSON.stringify(f.target)},` +
+    `"method":${JSON.stringify(f.method)},"attempt":${f.attempt},"error":${JSON.stringify(f.error.goString())}}`
+  );
+}
