@@ -56,8 +56,8 @@ function writeAllSync(fd: number, data: string | Uint8Array): void {
   }
 }
 
-/** processIo is the CliIo of this Node process. */
-export function processIo(): CliIo {
+/** processIo is the CliIo of this Node process; `program` is os.Args[0] as the tool names itself. */
+export function processIo(program = "etcdctl"): CliIo {
   let lines: AsyncIterator<string> | undefined;
   return {
     stdout: (s) => writeAllSync(1, s),
@@ -74,7 +74,7 @@ export function processIo(): CliIo {
     stdinLines: () => (lines ??= lineReader()),
     environ: () => Object.entries(process.env).map(([k, v]) => `${k}=${v ?? ""}`),
     getenv: (key) => process.env[key] ?? "",
-    argv: ["etcdctl", ...process.argv.slice(2)],
+    argv: [program, ...process.argv.slice(2)],
     nowMs: () => Date.now(),
     monoNs: () => process.hrtime.bigint(),
     isTerminal: (fd) => (fd === 1 ? process.stdout.isTTY : process.stderr.isTTY) === true,

@@ -7,7 +7,7 @@ import { formatGoDurationNs } from "./go-duration.ts";
 import { decodeRune, utf8Bytes } from "./go-strconv.ts";
 
 /** ZapLevel is a zap level name. */
-export type ZapLevel = "debug" | "info" | "warn" | "error" | "fatal";
+export type ZapLevel = "debug" | "info" | "warn" | "error" | "panic" | "fatal";
 
 /** ZapValue is a field value: strings, numbers (int64/uint64 as bigint), bools, string lists, durations. */
 export type ZapValue =
@@ -68,9 +68,18 @@ export function zapJsonLine(e: ZapEntry): string {
   return `${line}}\n`;
 }
 
-/** formatRfc3339 is Go's time.RFC3339 layout in UTC (`2006-01-02T15:04:05Z`). */
+/**
+ * formatRfc3339 is Go's time.RFC3339 layout in the local time zone, as zap's RFC3339TimeEncoder prints it:
+ * `2006-01-02T15:04:05Z` in UTC, `2006-01-02T17:04:05+02:00` elsewhere.
+ */
 export function formatRfc3339(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}Z`;
+  const offsetMin = -new Date(ms).getTimezoneOffset();
+  const local = new Date(ms + offsetMin * 60_000).toISOString().slice(0, 19);
+  if (offsetMin === 0) return `${local}Z`;
+  const abs = Math.abs(offsetMin);
+  const hh = String(Math.floor(abs / 60)).padStart(2, "0");
+  const mm = String(abs % 60).padStart(2, "0");
+  return `${local}${offsetMin < 0 ? "-" : "+"}${hh}:${mm}`;
 }
 
 /** zapConsoleLine formats an entry as zap's console encoder with RFC3339 times (etcdutl's logger). */

@@ -76,10 +76,11 @@ async function waitHealthy(url: string, deadlineMs: number): Promise<void> {
 /** startCluster starts a new cluster and waits until every member reports healthy. */
 export async function startCluster(opts: StartOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), "etcdctl-test-"));
-  const ports = await freePorts(opts.members * 2);
+  // Sorted, so that members sort by port the way they sort by name (scripts sort unordered output).
+  const ports = (await freePorts(opts.members * 2)).sort((a, b) => a - b);
   const names = Array.from({ length: opts.members }, (_, i) => `m${i + 1}`);
-  const peer = (i: number) => `http://127.0.0.1:${ports[2 * i + 1]}`;
-  const client = (i: number) => `http://127.0.0.1:${ports[2 * i]}`;
+  const client = (i: number) => `http://127.0.0.1:${ports[i]}`;
+  const peer = (i: number) => `http://127.0.0.1:${ports[opts.members + i]}`;
   const initial = names.map((n, i) => `${n}=${peer(i)}`).join(",");
   const bin = opts.kind === "real" ? realEtcd : ourEtcd;
   const members: Member[] = names.map((name, i) => {
@@ -103,6 +104,12 @@ export async function startCluster(opts: StartOptions): Promise<Cluster> {
       opts.token ?? "etcdctl-golden",
       "--initial-cluster-state",
       "new",
+      // A generous election timeout: the machine is shared, and a spontaneous election would move the leader
+      // the scripts pinned.
+      "--heartbeat-interval",
+      "100",
+      "--election-timeout",
+      "3000",
       "--logger",
       "zap",
       "--log-outputs",

@@ -28,7 +28,7 @@ function documentedDiffs(): Set<string> {
   const doc = join(import.meta.dirname, "../../docs/etcdctl.md");
   const ids = new Set<string>();
   if (!existsSync(doc)) return ids;
-  for (const m of readFileSync(doc, "utf8").matchAll(/^\| `([a-z0-9-]+)` \|/gm)) ids.add(m[1] as string);
+  for (const m of readFileSync(doc, "utf8").matchAll(/^\| `([a-z0-9-]+)` +\|/gm)) ids.add(m[1] as string);
   return ids;
 }
 
@@ -37,6 +37,11 @@ function settings(cases: Case[]): { members: number; quotaBytes?: number } {
   const members = Number(/cluster: (\d+)/.exec(prose)?.[1] ?? 1);
   const quota = /quota: (\d+)/.exec(prose)?.[1];
   return quota ? { members, quotaBytes: Number(quota) } : { members };
+}
+
+function memberPorts(c: Cluster): { client: number; peer: number }[] {
+  const port = (url: string) => Number(url.slice(url.lastIndexOf(":") + 1));
+  return c.members.map((m) => ({ client: port(m.clientUrl), peer: port(m.peerUrl) }));
 }
 
 const files = readdirSync(testdata).filter((f) => f.endsWith(".txt"));
@@ -56,10 +61,10 @@ describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () =>
 
       beforeAll(async () => {
         ours = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
-        nOurs.n = new Normalizer(ours.dir);
+        nOurs.n = new Normalizer(ours.dir, memberPorts(ours));
         if (crossCheck) {
           real = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
-          nReal.n = new Normalizer(real.dir);
+          nReal.n = new Normalizer(real.dir, memberPorts(real));
         }
       }, 60_000);
 

@@ -8,7 +8,19 @@ export class Normalizer {
   private readonly ids = new Map<bigint, string>();
   private readonly ports = new Map<string, string>();
 
-  constructor(private readonly dir: string) {}
+  /**
+   * dir is the cluster's scratch directory; memberPorts lists each member's client and peer port, which
+   * become `<CLIENT1>`, `<PEER1>`, ... (other ports are numbered `<P1>`, ... as they appear).
+   */
+  constructor(
+    private readonly dir: string,
+    memberPorts: readonly { client: number; peer: number }[] = [],
+  ) {
+    memberPorts.forEach((m, i) => {
+      this.ports.set(String(m.client), `<CLIENT${i + 1}>`);
+      this.ports.set(String(m.peer), `<PEER${i + 1}>`);
+    });
+  }
 
   private id(v: bigint): string {
     let name = this.ids.get(v);
@@ -22,7 +34,7 @@ export class Normalizer {
   private port(p: string): string {
     let name = this.ports.get(p);
     if (!name) {
-      name = `<P${this.ports.size + 1}>`;
+      name = `<P${[...this.ports.values()].filter((v) => v.startsWith("<P")).length + 1}>`;
       this.ports.set(p, name);
     }
     return name;
@@ -57,8 +69,9 @@ export class Normalizer {
     );
     s = s.replace(/(memberID:)(\d{6,})/g, (_m, pre: string, v: string) => pre + this.id(BigInt(v)));
     // hex IDs (member, cluster, lease): 12..16 hex digits containing a letter
+    // (%16x pads shorter IDs with spaces: one space stands for any padding)
     s = s.replace(/(?<![0-9a-zA-Z\\])( {0,4})([0-9a-f]{12,16})(?![0-9a-zA-Z])/g, (m, sp: string, h: string) =>
-      /[a-f]/.test(h) ? sp.replace(/ /g, "") + this.id(BigInt(`0x${h}`)) : m,
+      /[a-f]/.test(h) ? (sp.length > 0 ? " " : "") + this.id(BigInt(`0x${h}`)) : m,
     );
     // versions
     s = s
@@ -73,19 +86,29 @@ export class Normalizer {
     // timings
     s = s.replace(/(took =? ?|"took":"|"Took" : )[0-9.]+(?:ns|µs|ms|s|m[0-9.]+s)/g, "$1<DURATION>");
     s = s.replace(/remaining\(\d+s\)/g, "remaining(<N>s)").replace(/"ttl":\d+/g, '"ttl":<N>');
-    // endpoint status rows (simple and table): raft term, index and applied index depend on the server
+    // Server-dependent values: raft term/index/applied index, storage version and quota (absent from a
+    // 3.4 server), the hash revision (3.4 servers send none). Simple rows, table rows, JSON and fields.
     s = s.replace(/^(.+?, <ID\d+>, .*)$/gm, (row) => {
       const parts = row.split(", ");
-      if (parts.length < 13) return row;
-      for (const i of [10, 11, 12]) if (/^\d+$/.test(parts[i] ?? "")) parts[i] = "<N>";
+      if (parts.length === 16) {
+        for (const i of [10, 11, 12]) if (/^\d+$/.test(parts[i] ?? "")) parts[i] = "<N>";
+        parts[3] = "<SV>";
+      }
       return parts.join(", ");
     });
     s = s.replace(/^\|.*\|$/gm, (row) => {
       const cells = row.split("|");
-      if (cells.length !== 18) return row;
-      for (const i of [11, 12, 13]) if (/^\s*\d+\s*$/.test(cells[i] ?? "")) cells[i] = " <N> ";
+      if (cells.length === 18 && !row.includes("ENDPOINT")) {
+        for (const i of [11, 12, 13]) if (/^\s*\d+\s*$/.test(cells[i] ?? "")) cells[i] = " <N> ";
+        cells[4] = " <SV> ";
+      }
+      if (cells.length === 5 && /^\s*\d+\s*$/.test(cells[3] ?? "") && /^\s*\d+\s*$/.test(cells[2] ?? ""))
+        cells[3] = " <N> ";
       return cells.join("|");
     });
+    s = s.replace(/^(\S+, \d+), \d+$/gm, "$1, <N>");
+    s = s.replace(/"StorageVersion" : "[^"]*"/g, '"StorageVersion" : "<SV>"');
+    s = s.replace(/"(hash_revision|HashRevision)"( : |:)\d+/g, '"$1"$2<N>');
     // tables: column widths follow the normalised values, so compare cells, not padding
     s = s.replace(/^\|.*\|$/gm, (row) => row.replace(/ {2,}/g, " "));
     s = s.replace(/^\+[-+]+\+$/gm, "<rule>");
