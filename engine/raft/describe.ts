@@ -15,7 +15,7 @@ import {
   type NodeId,
   type Snapshot,
 } from "./raftpb.ts";
-import type { Ready } from "./rawnode.ts";
+import type { Ready } from "./ready.ts";
 import { stateName } from "./state.ts";
 
 /** describeBytes shows printable ASCII quoted ("abc") and anything else as hex (0x0100…). */

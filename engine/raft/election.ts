@@ -1,7 +1,8 @@
 // Elections: starting a (pre-)campaign, answering (pre-)vote requests, and counting the answers
 // (Raft §5.2, §5.4.1; pre-vote: Raft thesis §9.6).
 
-import { EMPTY_BYTES, voteRespMsgType } from "./entries.ts";
+import { EMPTY_BYTES } from "./empty.ts";
+import { voteRespMsgType } from "./messages.ts";
 import { hex } from "./logger.ts";
 import { EntryType, MessageType, NONE, type LogIndex, type Message, type NodeId, type Term } from "./raftpb.ts";
 import type { Raft } from "./raft.ts";

@@ -2,7 +2,7 @@
 // committed / applying / applied cursors.
 
 import { assert } from "../common/assert.ts";
-import { entriesSizeBytes, limitSize } from "./entries.ts";
+import { entriesSizeBytes, limitSize } from "./entry-size.ts";
 import { isRaftError, RaftError } from "./errors.ts";
 import { Unstable } from "./log-unstable.ts";
 import type { RaftLogger } from "./logger.ts";

@@ -6,7 +6,9 @@
 import { assert } from "../common/assert.ts";
 import type { Rng } from "../common/rng.ts";
 import { resolveConfig, type RaftConfig, type TestingBug } from "./config.ts";
-import { isEmptyHardState, newMessage, payloadsSizeBytes, type MessageInit } from "./entries.ts";
+import { isEmptyHardState } from "./empty.ts";
+import { payloadsSizeBytes } from "./entry-size.ts";
+import { newMessage, type MessageInit } from "./messages.ts";
 import type { RaftError } from "./errors.ts";
 import { hex, type RaftLogger } from "./logger.ts";
 import { restoreConfig } from "./membership.ts";

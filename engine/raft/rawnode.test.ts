@@ -5,7 +5,7 @@ import { seededRng } from "../common/rng.ts";
 import { AssertionError } from "../common/assert.ts";
 import { RaftConfigError } from "./config.ts";
 import { decodeConfChange } from "./confchange-codec.ts";
-import { newMessage } from "./entries.ts";
+import { newMessage } from "./messages.ts";
 import { BufferLogger } from "./logger.ts";
 import { ConfChangeType, EntryType, MessageType, type Message, type NodeId } from "./raftpb.ts";
 import { RawNode } from "./rawnode.ts";

@@ -5,7 +5,7 @@
 
 import { majorityCommittedIndex } from "./quorum.ts";
 import type { LogIndex, Message, NodeId } from "./raftpb.ts";
-import { EMPTY_BYTES } from "./entries.ts";
+import { EMPTY_BYTES } from "./empty.ts";
 
 /** ReadState answers a ReadIndex request: once the application applied `index`, the read may be served. */
 export interface ReadState {

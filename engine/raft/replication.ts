@@ -2,7 +2,8 @@
 // for followers behind the compacted log, and heartbeats.
 
 import { assert } from "../common/assert.ts";
-import { entriesSizeBytes, isEmptySnap, NO_ENTRIES } from "./entries.ts";
+import { isEmptySnap, NO_ENTRIES } from "./empty.ts";
+import { entriesSizeBytes } from "./entry-size.ts";
 import { isRaftError } from "./errors.ts";
 import { hex } from "./logger.ts";
 import { ProgressState, type Progress } from "./progress.ts";

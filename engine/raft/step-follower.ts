@@ -1,7 +1,7 @@
 // stepFollower and stepCandidate: what followers and (pre-)candidates do with each message, and how a
 // follower takes in the leader's appends, heartbeats and snapshots.
 
-import { emptySnapshot } from "./entries.ts";
+import { emptySnapshot } from "./empty.ts";
 import { ProposalDroppedError, type RaftError } from "./errors.ts";
 import { hex } from "./logger.ts";
 import { restoreConfig } from "./membership.ts";

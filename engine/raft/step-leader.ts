@@ -3,7 +3,7 @@
 // status, leadership transfer).
 
 import { decodeConfChange } from "./confchange-codec.ts";
-import { EMPTY_BYTES } from "./entries.ts";
+import { EMPTY_BYTES } from "./empty.ts";
 import { ProposalDroppedError, type RaftError } from "./errors.ts";
 import { hex } from "./logger.ts";
 import { describeConfChange } from "./membership.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { entrySizeBytes } from "./entries.ts";
+import { entrySizeBytes } from "./entry-size.ts";
 import { RaftError } from "./errors.ts";
 import { EntryType, type Entry, type LogIndex, type NodeId, type Term } from "./raftpb.ts";
 import { MemoryStorage } from "./storage.ts";

@@ -2,7 +2,8 @@
 // WAL-backed member replays its WAL and snapshot into a MemoryStorage on restart, as etcd does.
 
 import { assert } from "../common/assert.ts";
-import { emptyHardState, emptySnapshot, entrySizeBytes } from "./entries.ts";
+import { emptyHardState, emptySnapshot } from "./empty.ts";
+import { entrySizeBytes } from "./entry-size.ts";
 import { errCompacted, errSnapOutOfDate, errUnavailable } from "./errors.ts";
 import {
   EntryType,

@@ -3,7 +3,6 @@
 // never joint.
 
 import { assert } from "../common/assert.ts";
-import { sortIds } from "./entries.ts";
 import { hex } from "./logger.ts";
 import { Progress } from "./progress.ts";
 import { majorityCommittedIndex, majorityVoteResult, VoteResult } from "./quorum.ts";
@@ -164,4 +163,9 @@ export class ProgressTracker {
     this.ids = sortIds(this.progress.keys());
     this.voterIds = sortIds(this.voters);
   }
+}
+
+/** sortIds sorts node ids ascending (a fresh array). */
+function sortIds(ids: Iterable<NodeId>): NodeId[] {
+  return [...ids].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }

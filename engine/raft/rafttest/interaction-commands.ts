@@ -10,7 +10,7 @@
 //   forget-leader N | report-unreachable N id | report-snapshot N id [ok=false]
 //   isolate N | cut from=1 to=2 | heal | raft-log N | raft-state | status N | log-level LEVEL
 
-import { EMPTY_BYTES } from "../entries.ts";
+import { EMPTY_BYTES } from "../empty.ts";
 import type { RaftLogLevel } from "../logger.ts";
 import { ConfChangeType, MessageType, type LogIndex, type NodeId } from "../raftpb.ts";
 import type { CommandArg, ScriptCommand } from "./datadriven.ts";

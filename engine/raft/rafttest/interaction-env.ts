@@ -5,7 +5,7 @@
 import type { Rng } from "../../common/rng.ts";
 import { describeEntry, describeMessage, describeReady, describeSnapshot } from "../describe.ts";
 import { decodeConfChange } from "../confchange-codec.ts";
-import { emptyConfState } from "../entries.ts";
+import { emptyConfState } from "../empty.ts";
 import type { ProposalDroppedError } from "../errors.ts";
 import { hex, type RaftLogLevel, type RaftLogger } from "../logger.ts";
 import { MemoryStorage } from "../storage.ts";

@@ -15,7 +15,8 @@ import {
   type NodeId,
   type Snapshot,
 } from "../raftpb.ts";
-import { RawNode, type Ready } from "../rawnode.ts";
+import { RawNode } from "../rawnode.ts";
+import type { Ready } from "../ready.ts";
 import { cloneConfState, MemoryStorage } from "../storage.ts";
 import type { Checker } from "./checker.ts";
 import { applyEntry, decodeMachine, encodeMachine, type MachineState } from "./state-machine.ts";

@@ -6,7 +6,7 @@
 
 import { seededRng, type Rng } from "../../common/rng.ts";
 import { describeMessage } from "../describe.ts";
-import { EMPTY_BYTES } from "../entries.ts";
+import { EMPTY_BYTES } from "../empty.ts";
 import {
   ConfChangeType,
   EntryType,
@@ -22,7 +22,9 @@ import {
 import { Checker, SafetyViolation } from "./checker.ts";
 import { EventQueue } from "./event-queue.ts";
 import { describeProfile, drawProfile, type Profile, type SimOptions } from "./profile.ts";
+import { SimNetwork } from "./sim-network.ts";
 import { SimNode, type NodeSettings } from "./sim-node.ts";
+import { Workload } from "./workload.ts";
 import { encodeMachine } from "./state-machine.ts";
 
 /**
@@ -87,16 +89,10 @@ export class Simulation {
   readonly checker = new Checker();
   readonly nodes = new Map<NodeId, SimNode>();
   private readonly queue = new EventQueue<SimEvent>();
-  private readonly blocked = new Set<string>();
-  /** linkClearMs: per link, when its last in-order message arrives (FIFO links). */
-  private readonly linkClearMs = new Map<string, number>();
+  private readonly network: SimNetwork;
   private phase: "safety" | "liveness" = "safety";
-  private dropRate: number;
-  private duplicateRate: number;
   private nextNodeId: number;
-  private nextRequest = 1;
-  private readonly pendingWrites = new Map<string, NodeId>();
-  private readonly pendingReads = new Map<string, { id: NodeId; minIndex: number }>();
+  private readonly workload: Workload;
   private finalWrite: { key: string; index: number } | undefined = undefined;
   private healedAtMs = 0;
   private done: { ok: boolean; failure?: string } | undefined = undefined;
@@ -127,8 +123,8 @@ export class Simulation {
   ) {
     this.rng = seededRng(opts.seed);
     this.profile = profile ?? drawProfile(this.rng, opts);
-    this.dropRate = this.profile.dropRate;
-    this.duplicateRate = this.profile.duplicateRate;
+    this.network = new SimNetwork(this.rng, this.profile);
+    this.workload = new Workload(this.checker);
     const n = this.profile.nodes;
     this.nextNodeId = n + 1;
     const voters = Array.from({ length: n }, (_, i) => BigInt(i + 1) as NodeId);
@@ -191,6 +187,8 @@ export class Simulation {
       };
     }
     this.stats.checks = this.checker.checks;
+    this.stats.proposalsAcked = this.workload.acked;
+    this.stats.readsChecked = this.workload.readsChecked;
     const result: SimResult = {
       seed: this.opts.seed,
       ok: this.done.ok,
@@ -288,15 +286,7 @@ export class Simulation {
     this.checkLeadership(n);
     if (!rn.hasReady()) return;
     const rd = rn.ready();
-    for (const rs of rd.readStates) {
-      const key = String.fromCharCode(...rs.requestCtx);
-      const r = this.pendingReads.get(key);
-      if (r && r.id === n.id) {
-        this.checker.onReadState(n.id, rs.index, r.minIndex);
-        this.stats.readsChecked++;
-        this.pendingReads.delete(key);
-      }
-    }
+    this.workload.onReadStates(n, rd.readStates);
     n.pending = rd;
     // A leader sends before its own write completes (Raft thesis §10.2.1), as etcd does.
     if (rn.isLeader()) {
@@ -352,15 +342,8 @@ export class Simulation {
       if (n.rn?.isLeader()) this.stats.confChangesApplied++;
       return;
     }
-    if (e.data.length === 0) return;
-    const key = String.fromCharCode(...e.data);
-    if (this.pendingWrites.get(key) === n.id) {
-      // The client that proposed through this node gets its answer now.
-      this.pendingWrites.delete(key);
-      this.stats.proposalsAcked++;
-      if (e.index > this.checker.maxAckedIndex) this.checker.maxAckedIndex = e.index;
-      if (this.finalWrite?.key === key) this.finalWrite.index = e.index;
-    }
+    const key = this.workload.onApplied(n, e);
+    if (key !== undefined && this.finalWrite?.key === key) this.finalWrite.index = e.index;
   }
 
   private send(m: Message): void {
@@ -368,34 +351,22 @@ export class Simulation {
     const t = MessageType[m.type]!;
     this.stats.messagesByType[t] = (this.stats.messagesByType[t] ?? 0) + 1;
     if (m.type === MessageType.MsgSnap) this.stats.snapshotsSent++;
-    if (this.rng.next() < this.dropRate) {
+    const arrivals = this.network.transmit(m, this.nowMs);
+    if (arrivals.length === 0) {
       this.stats.messagesDropped++;
-      if (m.type === MessageType.MsgSnap)
-        this.queue.push(this.nowMs + this.delay(), { k: "snap-failed", from: m.from, to: m.to });
+      // The transport learns that a snapshot stream failed.
+      if (m.type === MessageType.MsgSnap) {
+        this.queue.push(this.nowMs + this.network.delayMs(), { k: "snap-failed", from: m.from, to: m.to });
+      }
       return;
     }
-    this.queue.push(this.arrival(m), { k: "deliver", m });
-    if (this.rng.next() < this.duplicateRate) this.queue.push(this.arrival(m), { k: "deliver", m });
-  }
-
-  private delay(): number {
-    return this.profile.netMinDelayMs + this.rng.next() * this.profile.netJitterMs;
-  }
-
-  // arrival draws a message's arrival time: after the previous message on its link, unless it overtakes.
-  private arrival(m: Message): number {
-    const at = this.nowMs + this.delay();
-    if (this.rng.next() < this.profile.reorderRate) return at;
-    const link = `${m.from}>${m.to}`;
-    const t = Math.max(at, this.linkClearMs.get(link) ?? 0);
-    this.linkClearMs.set(link, t);
-    return t;
+    for (const at of arrivals) this.queue.push(at, { k: "deliver", m });
   }
 
   private deliver(m: Message): void {
     const from = this.nodes.get(m.from);
     const to = this.nodes.get(m.to);
-    if (!to || !to.alive || this.blocked.has(`${m.from}>${m.to}`)) {
+    if (!to || !to.alive || this.network.isBlocked(m.from, m.to)) {
       this.stats.messagesDropped++;
       if (from?.alive) {
         if (m.type === MessageType.MsgSnap) from.rn!.reportSnapshot(m.to, false);
@@ -421,16 +392,8 @@ export class Simulation {
     const live = this.liveNodes();
     if (live.length === 0) return;
     const n = live[this.rng.int(live.length)]!;
-    const req = this.nextRequest++;
-    if (this.rng.next() < this.profile.readRate) {
-      const key = `r${req}`;
-      const err = n.rn!.readIndex(Uint8Array.from(key, (c) => c.charCodeAt(0)));
-      if (!err) this.pendingReads.set(key, { id: n.id, minIndex: this.checker.maxAckedIndex });
-    } else {
-      const key = `p${req}`;
-      const err = n.rn!.propose(Uint8Array.from(key, (c) => c.charCodeAt(0)));
-      if (!err) this.pendingWrites.set(key, n.id);
-    }
+    if (this.rng.next() < this.profile.readRate) this.workload.read(n);
+    else this.workload.write(n);
     this.pump(n);
   }
 
@@ -449,8 +412,7 @@ export class Simulation {
     this.trace(`crash ${n.id}`);
     this.stats.crashes++;
     n.crash();
-    for (const [k, id] of this.pendingWrites) if (id === n.id) this.pendingWrites.delete(k);
-    for (const [k, r] of this.pendingReads) if (r.id === n.id) this.pendingReads.delete(k);
+    this.workload.forget(n.id);
   }
 
   private fault(): void {
@@ -473,30 +435,7 @@ export class Simulation {
 
   private partition(): void {
     this.stats.partitions++;
-    const ids = [...this.nodes.keys()];
-    const kind = this.rng.int(4);
-    this.blocked.clear();
-    if (kind === 0) {
-      this.trace("heal");
-      return;
-    }
-    if (kind === 1) {
-      const x = ids[this.rng.int(ids.length)]!;
-      this.trace(`isolate ${x}`);
-      for (const y of ids) if (y !== x) this.block(x, y, true);
-    } else if (kind === 2) {
-      const side = new Set(ids.filter(() => this.rng.next() < 0.5));
-      this.trace(`split ${[...side].join(",")} | rest`);
-      for (const a of side) for (const b of ids) if (!side.has(b)) this.block(a, b, true);
-    } else {
-      for (const a of ids) for (const b of ids) if (a !== b && this.rng.next() < 0.3) this.block(a, b, false);
-      this.trace(`asymmetric cut ${[...this.blocked].join(" ")}`);
-    }
-  }
-
-  private block(a: NodeId, b: NodeId, symmetric: boolean): void {
-    this.blocked.add(`${a}>${b}`);
-    if (symmetric) this.blocked.add(`${b}>${a}`);
+    this.trace(this.network.partition([...this.nodes.keys()]));
   }
 
   private confChange(): void {
@@ -529,7 +468,7 @@ export class Simulation {
       return;
     }
     this.trace(`propose ${ConfChangeType[type]} ${nodeId} at leader ${l.id}`);
-    l.rn!.proposeConfChange({ type, nodeId, context: EMPTY_BYTES, id: BigInt(this.nextRequest++) });
+    l.rn!.proposeConfChange({ type, nodeId, context: EMPTY_BYTES, id: BigInt(this.workload.nextId()) });
     this.pump(l);
   }
 
@@ -538,9 +477,7 @@ export class Simulation {
     this.phase = "liveness";
     this.healedAtMs = this.nowMs;
     this.trace("liveness phase: heal everything");
-    this.blocked.clear();
-    this.dropRate = 0;
-    this.duplicateRate = 0;
+    this.network.heal();
     for (const n of this.nodes.values()) {
       if (!n.alive && !n.removed) {
         n.start();
@@ -564,18 +501,16 @@ export class Simulation {
     }
     if (this.stats.leaderAfterMs < 0) this.stats.leaderAfterMs = sinceHealMs;
     if (!this.finalWrite) {
-      const key = `p${this.nextRequest++}`;
-      const err = l.rn!.propose(Uint8Array.from(key, (c) => c.charCodeAt(0)));
-      if (err === undefined) {
+      const key = this.workload.write(l);
+      if (key !== undefined) {
         this.finalWrite = { key, index: 0 };
-        this.pendingWrites.set(key, l.id);
         this.pump(l);
       }
       return;
     }
     if (this.finalWrite.index === 0) {
       // Lost with a leader change: try again.
-      if (this.pendingWrites.get(this.finalWrite.key) !== l.id) this.finalWrite = undefined;
+      if (!this.workload.isPendingAt(this.finalWrite.key, l.id)) this.finalWrite = undefined;
       return;
     }
     const target = Math.max(this.finalWrite.index, this.checker.maxAckedIndex);
