@@ -216,6 +216,23 @@ describe("EtcdClient watch and lease keep-alive", () => {
     void second;
   });
 
+  it("requestProgress gets a progress notification on every open watch", async () => {
+    const { endpoint } = await serve((s, ep) => addMemoryEtcd(s, `http://${ep}`));
+    const c = client([endpoint]);
+    await c.set("p", "1");
+    const w1 = c.watch("p");
+    const w2 = c.watch("q");
+    await sleep(200);
+    await c.requestProgress();
+    for (const w of [w1, w2]) {
+      const r = (await w.next())!;
+      expect(r.events).toEqual([]);
+      expect(r.header?.revision).toBe(2);
+    }
+    c.close();
+    expect(await w1.next()).toBeUndefined();
+  });
+
   it("watch sends hasleader and ends with the server's canceled response", async () => {
     let md: Record<string, string> = {};
     const { endpoint } = await serve((s) =>

@@ -133,6 +133,7 @@ export class EtcdClient {
   private token: string | undefined;
   private tokenFetch: Promise<void> | undefined;
   private readonly opts: EtcdClientOptions;
+  private readonly watches = new Set<Watch>();
 
   constructor(opts: EtcdClientOptions) {
     this.opts = opts;
@@ -291,7 +292,15 @@ export class EtcdClient {
     const k = toBytes(key);
     const { prefix, ...rest } = opts;
     const rangeEnd = prefix ? prefixEnd(k) : (rest.rangeEnd ?? new Uint8Array());
-    return new Watch({ pool: this.pool, metadata: () => this.metadata() }, { ...rest, key: k, rangeEnd });
+    const w = new Watch({ pool: this.pool, metadata: () => this.metadata() }, { ...rest, key: k, rangeEnd });
+    this.watches.add(w);
+    w.onClose(() => this.watches.delete(w));
+    return w;
+  }
+
+  /** requestProgress asks for a progress notification on every open watch (clientv3 RequestProgress). */
+  async requestProgress(): Promise<void> {
+    await Promise.all([...this.watches].map((w) => w.requestProgress()));
   }
 
   // ---- Lease ----
@@ -545,8 +554,9 @@ export class EtcdClient {
     return this.unary(AuthService.RoleRevokePermission, { role, key, rangeEnd }, "nonRepeatable", opts);
   }
 
-  /** close closes every connection; calls in flight fail. */
+  /** close cancels the watches and closes every connection; calls in flight fail. */
   close(): void {
+    for (const w of this.watches) void w.cancel();
     this.pool.close();
   }
 }

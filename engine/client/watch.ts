@@ -39,6 +39,7 @@ export class Watch implements AsyncIterable<WatchResponse> {
   private createdDelivered = false;
   private fragments: WatchResponse | undefined;
   private readonly create: WatchCreateRequest;
+  private closeListeners: (() => void)[] = [];
 
   constructor(
     private readonly internals: WatchInternals,
@@ -48,6 +49,18 @@ export class Watch implements AsyncIterable<WatchResponse> {
     this.create = WatchCreateRequest.create(fields);
     this.nextRev = this.create.startRevision;
     opts.signal?.addEventListener("abort", () => void this.cancel(), { once: true });
+  }
+
+  /** onClose registers a callback run once when the watch ends (cancel or server cancel). */
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  private markClosed(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const l of this.closeListeners.splice(0)) l();
   }
 
   /** id is the server's watch id once created (undefined before). */
@@ -82,7 +95,7 @@ export class Watch implements AsyncIterable<WatchResponse> {
         if (this.closed) return undefined;
         // clientv3 resumes on UNAVAILABLE and INTERNAL (endpoint down, leader lost); anything else halts.
         if (g.code !== GrpcStatus.UNAVAILABLE && g.code !== GrpcStatus.INTERNAL) {
-          this.closed = true;
+          this.markClosed();
           throw toClientError(g, false);
         }
         await new Promise((r) => setTimeout(r, watchRetryDelayMs));
@@ -112,7 +125,7 @@ export class Watch implements AsyncIterable<WatchResponse> {
         continue;
       }
       if (resp.canceled) {
-        this.closed = true;
+        this.markClosed();
         this.stream.cancel();
         this.stream = undefined;
         return resp;
@@ -126,6 +139,7 @@ export class Watch implements AsyncIterable<WatchResponse> {
 
   /** requestProgress asks the server for a progress notification (a response with no events). */
   async requestProgress(): Promise<void> {
+    if (this.closed) return;
     if (!this.stream) this.stream = this.open();
     await this.stream.write(WatchRequest.create({ progressRequest: {} }));
   }
@@ -133,7 +147,7 @@ export class Watch implements AsyncIterable<WatchResponse> {
   /** cancel asks the server to cancel the watch, then closes the stream; next() returns undefined. */
   async cancel(): Promise<void> {
     if (this.closed) return;
-    this.closed = true;
+    this.markClosed();
     const s = this.stream;
     this.stream = undefined;
     if (!s) return;

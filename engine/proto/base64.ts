@@ -1,4 +1,4 @@
-// base64: standard base64 (RFC 4648 §4) for JSON bytes fields, without Buffer so engine/proto stays pure.
+// base64: standard base64 (RFC 4648 §4) for JSON bytes fields, in plain TypeScript so engine/proto stays pure.
 // Decoding also accepts the URL-safe alphabet and missing padding, as protojson does.
 
 const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

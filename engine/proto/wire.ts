@@ -273,7 +273,7 @@ export class Reader {
   private lo = 0;
 
   constructor(buf: Uint8Array) {
-    // A Node Buffer's slice() aliases; a plain Uint8Array view over the same memory copies, as we want.
+    // A Uint8Array subclass (Node's) may alias on slice(); a plain Uint8Array view over the same memory copies.
     this.buf = buf.constructor === Uint8Array ? buf : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   }
 
