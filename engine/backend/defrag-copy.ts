@@ -9,8 +9,21 @@ import { openLmdbFile, type LmdbFile } from "./lmdb-file.ts";
 /** DEFRAG_LIMIT is etcd's defragLimit: entries copied per commit. */
 export const DEFRAG_LIMIT = 10_000;
 
-/** copyCompacted writes a packed copy of `src` (its committed state) to `tmpPath`. */
-export async function copyCompacted(src: LmdbFile, tmpPath: string, yieldTurn: () => Promise<void>): Promise<void> {
+/** DefragAbortedError: the backend was closed while defrag was copying. */
+export class DefragAbortedError extends Error {
+  override name = "DefragAbortedError";
+}
+
+/**
+ * copyCompacted writes a packed copy of `src` (its committed state) to `tmpPath`. `aborted` is checked after
+ * every turn given to the event loop; once it says so, the copy stops with DefragAbortedError.
+ */
+export async function copyCompacted(
+  src: LmdbFile,
+  tmpPath: string,
+  yieldTurn: () => Promise<void>,
+  aborted: () => boolean,
+): Promise<void> {
   rmSync(tmpPath, { force: true });
   const dst = openLmdbFile(tmpPath);
   try {
@@ -30,6 +43,7 @@ export async function copyCompacted(src: LmdbFile, tmpPath: string, yieldTurn: (
         // The smallest key after the last one copied: the last key followed by a zero byte.
         start = Buffer.concat([Buffer.from((batch[batch.length - 1] as { key: Uint8Array }).key), Buffer.of(0)]);
         await yieldTurn();
+        if (aborted()) throw new DefragAbortedError(`defrag of ${tmpPath} aborted: the backend was closed`);
         if (batch.length < DEFRAG_LIMIT) break;
       }
     }

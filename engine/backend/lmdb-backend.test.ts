@@ -7,6 +7,7 @@ import { utf8Bytes } from "../mvcc/bytes.ts";
 import { describeBackendContract } from "./backend-contract.ts";
 import { LmdbBackend } from "./lmdb-backend.ts";
 import { LmdbFileError } from "./lmdb-file.ts";
+import { DefragAbortedError } from "./defrag-copy.ts";
 
 const dirs: string[] = [];
 function tempDbPath(): string {
@@ -121,6 +122,21 @@ describe("LmdbBackend", () => {
     expect(be.range("key", k(0), undefined).length).toBe(3000);
     expect(be.get("key", k(1))).toEqual(value);
     be.close();
+  });
+
+  it("closing during a defrag aborts it cleanly; the file is intact", async () => {
+    const path = tempDbPath();
+    const be = LmdbBackend.open({ path });
+    for (let i = 0; i < 25_000; i++) be.put("key", b(`k${String(i).padStart(6, "0")}`), b("v"));
+    be.forceCommit();
+    const running = be.defrag();
+    await new Promise((r) => setImmediate(r));
+    be.close();
+    await expect(running).rejects.toThrow(DefragAbortedError);
+    expect(readdirSync(join(path, "..")).sort()).toEqual(["db", "db-lock"]);
+    const again = LmdbBackend.open({ path });
+    expect(again.range("key", b("k"), b("l")).length).toBe(25_000);
+    again.close();
   });
 
   it("snapshots a consistent copy at one point in time while writes go on", async () => {

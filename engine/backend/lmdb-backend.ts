@@ -193,7 +193,12 @@ export class LmdbBackend implements Backend {
         "current-db-size-in-use": humanizeBytes(before.sizeInUseBytes),
       });
       const tmp = `${this.path}.tmp`;
-      await copyCompacted(this.file, tmp, () => new Promise((resolve) => setImmediate(resolve)));
+      await copyCompacted(
+        this.file,
+        tmp,
+        () => new Promise((resolve) => setImmediate(resolve)),
+        () => this.closed,
+      );
       // The swap is synchronous: nothing else runs between closing the old file and opening the new one.
       this.closeFile();
       renameSync(tmp, this.path);
@@ -224,6 +229,7 @@ export class LmdbBackend implements Backend {
       this.defragging = false;
       this.metrics?.defragInflight.set(0);
       if (!this.closed) this.commitNow();
+      else rmSync(`${this.path}.tmp`, { force: true });
     }
   }
 
@@ -259,7 +265,10 @@ export class LmdbBackend implements Backend {
     this.sizes = readSizes(this.file);
   }
 
-  /** close commits pending writes and closes the file. */
+  /**
+   * close commits pending writes and closes the file. Closing during a defrag aborts it (the defrag's promise
+   * rejects with DefragAbortedError) and loses the writes buffered since it began: the WAL has them.
+   */
   close(): void {
     if (this.closed) return;
     if (!this.defragging) this.commitNow();
