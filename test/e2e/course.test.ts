@@ -155,6 +155,24 @@ describe.skipIf(skip)("the course in a browser", () => {
       )
       .toBe(1);
 
+    // Hints one at a time, then Solve: the scripted solution is typed into the visible terminal and checked.
+    const third = "Recover the IP pool's original CIDR";
+    await tabTo(new RegExp(`^Show a hint \\(1 of 3\\): ${third}$`));
+    await p.keyboard.press("Enter");
+    await expect
+      .poll(() =>
+        task(p, third)
+          .getByRole("list", { name: `Hints for ${third}` })
+          .getByRole("listitem")
+          .count(),
+      )
+      .toBe(1);
+    expect(await focused()).toBe(`Show another hint (2 of 3): ${third}`);
+    await tabTo(new RegExp(`^Solve: ${third}$`));
+    await p.keyboard.press("Enter");
+    await expect.poll(() => task(p, third).getByText("Done", { exact: true }).count(), { timeout: 60_000 }).toBe(1);
+    await waitForTerminal(p, /etcdctl put \/lab\/answers\/original-cidr "\$CIDR"/);
+
     // The members menu works from the keyboard: open with Enter, move with the arrows, close with Escape.
     await tabTo(/^Actions for m1/);
     await p.keyboard.press("Enter");

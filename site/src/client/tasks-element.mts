@@ -39,6 +39,19 @@ function button(label: string, context: string): HTMLButtonElement {
   return b;
 }
 
+/**
+ * setDisabled marks a button unavailable with aria-disabled rather than `disabled`, so a keyboard user who just
+ * pressed it keeps their place (a disabled button drops focus). Click handlers check `isDisabled`.
+ */
+function setDisabled(b: HTMLButtonElement, off: boolean): void {
+  if (off) b.setAttribute("aria-disabled", "true");
+  else b.removeAttribute("aria-disabled");
+}
+
+function isDisabled(b: HTMLButtonElement): boolean {
+  return b.getAttribute("aria-disabled") === "true";
+}
+
 function setLabel(b: HTMLButtonElement, label: string): void {
   b.textContent = label;
   b.setAttribute("aria-label", `${label}: ${b.dataset["context"] ?? ""}`);
@@ -130,9 +143,9 @@ class LabTasks extends HTMLElement {
     this.updateHintButton(parts);
     if (state) this.showResult(state, "quiet");
 
-    check.addEventListener("click", () => void this.check(id));
-    hint.addEventListener("click", () => void this.hint(id));
-    solve.addEventListener("click", () => void this.solve(id));
+    check.addEventListener("click", () => isDisabled(check) || void this.check(id));
+    hint.addEventListener("click", () => isDisabled(hint) || void this.hint(id));
+    solve.addEventListener("click", () => isDisabled(solve) || void this.solve(id));
   }
 
   private updateHintButton(p: TaskParts): void {
@@ -141,10 +154,10 @@ class LabTasks extends HTMLElement {
       p.hint.hidden = true;
     } else if (shown >= p.hintCount) {
       setLabel(p.hint, `All ${p.hintCount} hints shown`);
-      p.hint.disabled = true;
+      setDisabled(p.hint, true);
     } else {
       setLabel(p.hint, `${shown === 0 ? "Show a hint" : "Show another hint"} (${shown + 1} of ${p.hintCount})`);
-      p.hint.disabled = false;
+      setDisabled(p.hint, false);
     }
   }
 
@@ -181,12 +194,12 @@ class LabTasks extends HTMLElement {
 
   private async busy(b: HTMLButtonElement, label: string, run: () => Promise<void>): Promise<void> {
     const before = b.textContent ?? "";
-    b.disabled = true;
+    setDisabled(b, true);
     setLabel(b, label);
     try {
       await run();
     } finally {
-      b.disabled = false;
+      setDisabled(b, false);
       setLabel(b, before);
     }
   }
@@ -254,6 +267,7 @@ class LabTasks extends HTMLElement {
       delete reset.dataset["armed"];
     };
     reset.addEventListener("click", async () => {
+      if (isDisabled(reset)) return;
       if (!armed) {
         reset.textContent = "Really reset? Click again";
         reset.dataset["armed"] = "true";
@@ -262,7 +276,7 @@ class LabTasks extends HTMLElement {
         return;
       }
       disarm();
-      reset.disabled = true;
+      setDisabled(reset, true);
       reset.textContent = "Resetting…";
       try {
         await this.lab.reset();
@@ -270,7 +284,7 @@ class LabTasks extends HTMLElement {
       } catch (err) {
         this.say(`The reset failed: ${(err as Error).message}`);
       } finally {
-        reset.disabled = false;
+        setDisabled(reset, false);
         reset.textContent = "Reset lab";
       }
     });
