@@ -65,6 +65,10 @@ async function pair(dir: string, clusterB = 7n) {
       writeFileSync(path, Buffer.alloc(600_000, 9));
       return { path, bytes: 600_000, release: () => {} };
     },
+    clusterInfo: () => ({
+      clusterId: cluster,
+      members: [{ id, name: `m${id}`, peerURLs: ["http://x:1"], clientURLs: [], isLearner: false }],
+    }),
     logger: nopLogger,
     registry: new Registry(),
     nowMs: () => Date.now(),
@@ -155,6 +159,21 @@ describe("PeerTransport", () => {
     expect(path).toBe(join(dir, "000000000000002a.snap.db"));
     expect(readFileSync(path ?? "").length).toBe(600_000);
     expect(snapStatus).toEqual([[2n, true]]);
+  });
+
+  it("tells a joining member who is in the cluster", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "peer-"));
+    const { a, b } = await pair(dir);
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+      () => rmSync(dir, { recursive: true }),
+    );
+    const port = a.addresses()[0]?.port;
+    const info = await PeerTransport.fetchCluster(["http://127.0.0.1:1", `http://127.0.0.1:${port}`], 1000);
+    expect(info.clusterId).toBe(7n);
+    expect(info.members.map((m) => [m.id, m.name])).toEqual([[1n, "m1"]]);
+    await expect(PeerTransport.fetchCluster(["http://127.0.0.1:1"], 500)).rejects.toThrow(/could not retrieve/);
   });
 
   it("refuses a peer from another cluster", async () => {

@@ -44,9 +44,20 @@ export interface PeerTransportOptions {
   onSnapshotReceived: (m: Message, dbPath: string) => void;
   /** snapshotSource opens the db to send with a MsgSnap (a consistent copy) and says how big it is. */
   snapshotSource: (m: Message) => Promise<{ path: string; bytes: number; release: () => void }>;
+  /** clusterInfo answers a joining member's question "who is in this cluster?" (etcd: GET /members). */
+  clusterInfo: () => { clusterId: bigint; members: ClusterMember[] };
   logger: Logger;
   registry: Registry;
   nowMs: () => number;
+}
+
+/** ClusterMember is a member as a joining member learns it. */
+export interface ClusterMember {
+  id: bigint;
+  name: string;
+  peerURLs: string[];
+  clientURLs: string[];
+  isLearner: boolean;
 }
 
 interface PeerState {
@@ -123,6 +134,26 @@ export class PeerTransport {
     t.pingTimer = setInterval(() => t.pingAll(), pingIntervalMs);
     t.pingTimer.unref();
     return t;
+  }
+
+  /**
+   * fetchCluster asks peers (tried in order) for the cluster id and member list, as a member started with
+   * --initial-cluster-state existing does before it creates its WAL. Fails like etcd when none answers.
+   */
+  static async fetchCluster(
+    peerUrls: readonly string[],
+    timeoutMs: number,
+  ): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
+    for (const raw of peerUrls) {
+      try {
+        return await askCluster(new URL(raw), timeoutMs);
+      } catch {
+        /* try the next peer */
+      }
+    }
+    throw new Error(
+      "cannot fetch cluster info from peer urls: could not retrieve cluster information from the given URLs",
+    );
   }
 
   /** addresses returns the bound listener addresses (for tests that bind port 0). */
@@ -532,7 +563,12 @@ export class PeerTransport {
       for (const { kind, body } of frames) {
         if (from === undefined) {
           if (kind !== FrameKind.Hello) return void sock.destroy();
-          const hello = parseJsonBody<{ clusterId: string; from: string; to: string }>(body);
+          const hello = parseJsonBody<{ clusterId: string; from: string; to: string; purpose?: string }>(body);
+          if (hello.purpose === "cluster") {
+            const info = this.opts.clusterInfo();
+            sock.end(jsonFrame(FrameKind.HelloAck, { ok: true, clusterId: info.clusterId, members: info.members }));
+            return;
+          }
           const err = this.checkHello(BigInt(hello.clusterId), BigInt(hello.from), BigInt(hello.to));
           if (err) {
             sock.end(jsonFrame(FrameKind.HelloAck, { ok: false, error: err }));
@@ -621,5 +657,34 @@ export class PeerTransport {
       return "the member has been permanently removed from the cluster";
     }
     return undefined;
+  }
+}
+
+async function askCluster(url: URL, timeoutMs: number): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const port = Number(url.port);
+  const sock =
+    url.protocol === "https:" ? tlsConnect({ host, port, rejectUnauthorized: false }) : netConnect({ host, port });
+  const timer = setTimeout(() => sock.destroy(new Error("timeout")), timeoutMs);
+  try {
+    await once(sock, url.protocol === "https:" ? "secureConnect" : "connect");
+    sock.write(jsonFrame(FrameKind.Hello, { clusterId: 0n, from: 0n, to: 0n, purpose: "cluster" }));
+    const decoder = new FrameDecoder();
+    for await (const data of sock) {
+      for (const f of decoder.push(data as Buffer)) {
+        if (f.kind !== FrameKind.HelloAck) continue;
+        const r = parseJsonBody<{
+          ok: boolean;
+          clusterId: string;
+          members: (Omit<ClusterMember, "id"> & { id: string })[];
+        }>(f.body);
+        if (!r.ok) throw new Error("refused");
+        return { clusterId: BigInt(r.clusterId), members: r.members.map((m) => ({ ...m, id: BigInt(m.id) })) };
+      }
+    }
+    throw new Error("connection closed");
+  } finally {
+    clearTimeout(timer);
+    sock.destroy();
   }
 }

@@ -1,0 +1,132 @@
+// registerServices binds etcd's gRPC services (etcdserverpb.KV, Watch, Lease, Cluster, Maintenance, Auth and
+// grpc.health.v1.Health) to one member, with etcd's interceptor rules: a `hasleader` request fails with
+// `etcdserver: no leader` when there is none, and a learner serves only Status and serializable Range.
+import type { GrpcServer, ServerCall, ServerWriter } from "../grpc/server.ts";
+import { GrpcError, GrpcStatus } from "../grpc/status.ts";
+import * as pb from "../proto/gen/etcdserverpb.ts";
+import { HealthCheckResponse_ServingStatus, HealthService } from "../proto/gen/grpc_health_v1.ts";
+import type { RequestContext } from "../server/etcd-server.ts";
+import { ErrNoLeader, ErrNotSupportedForLearner } from "../server/errors.ts";
+import { snapshotChunks } from "../snapshot/snapshot-stream.ts";
+import type { EtcdApi } from "./etcd-api.ts";
+import { toGrpcError } from "./errors.ts";
+import { serveWatch } from "./watch-service.ts";
+
+const authText = "etcd-lab: authentication is not supported yet (auth RPCs are not implemented)";
+
+/** registerServices adds every etcd service of `api` to `grpc`. */
+export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
+  const server = api.server;
+  const ctxOf = (call: ServerCall): RequestContext => ({ signal: call.signal, deadlineMs: call.deadline });
+  /** unary wraps a handler with etcd's interceptor checks and error conversion. */
+  const unary =
+    <Q, S>(fn: (r: Q, ctx: RequestContext) => S | Promise<S>, learnerOk: (r: Q) => boolean = () => false) =>
+    async (r: Q, call: ServerCall): Promise<S> => {
+      try {
+        if (call.metadata["hasleader"] === "true" && !server.hasLeader()) throw ErrNoLeader;
+        if (server.isLearner() && !learnerOk(r)) throw ErrNotSupportedForLearner;
+        return await fn(r, ctxOf(call));
+      } catch (err) {
+        throw toGrpcError(err);
+      }
+    };
+
+  grpc.addService(pb.KVService, {
+    Range: unary(
+      (r: pb.RangeRequest, c) => api.range(r, c),
+      (r) => r.serializable,
+    ),
+    Put: unary((r: pb.PutRequest, c) => api.put(r, c)),
+    DeleteRange: unary((r: pb.DeleteRangeRequest, c) => api.deleteRange(r, c)),
+    Txn: unary((r: pb.TxnRequest, c) => api.txn(r, c)),
+    Compact: unary((r: pb.CompactionRequest, c) => api.compact(r, c)),
+  });
+
+  grpc.addService(pb.WatchService, {
+    Watch: async (requests, call) => {
+      try {
+        await serveWatch(api, server, requests, call);
+      } catch (err) {
+        throw toGrpcError(err);
+      }
+    },
+  });
+
+  grpc.addService(pb.LeaseService, {
+    LeaseGrant: unary((r: pb.LeaseGrantRequest, c) => api.leaseGrant(r, c)),
+    LeaseRevoke: unary((r: pb.LeaseRevokeRequest, c) => api.leaseRevoke(r, c)),
+    LeaseTimeToLive: unary((r: pb.LeaseTimeToLiveRequest) => api.leaseTimeToLive(r)),
+    LeaseLeases: unary(() => api.leaseLeases()),
+    LeaseKeepAlive: async (requests, call) => {
+      try {
+        if (call.metadata["hasleader"] === "true" && !server.hasLeader()) throw ErrNoLeader;
+        if (server.isLearner()) throw ErrNotSupportedForLearner;
+        for await (const r of requests) await call.write(await api.leaseRenew(r.ID));
+      } catch (err) {
+        throw toGrpcError(err);
+      }
+    },
+  });
+
+  grpc.addService(pb.ClusterService, {
+    MemberAdd: unary((r: pb.MemberAddRequest, c) => api.memberAdd(r, c)),
+    MemberRemove: unary((r: pb.MemberRemoveRequest, c) => api.memberRemove(r, c)),
+    MemberUpdate: unary((r: pb.MemberUpdateRequest, c) => api.memberUpdate(r, c)),
+    MemberList: unary((r: pb.MemberListRequest) => api.memberList(r)),
+    MemberPromote: unary((r: pb.MemberPromoteRequest) => api.memberPromote(r)),
+  });
+
+  grpc.addService(pb.MaintenanceService, {
+    Alarm: unary((r: pb.AlarmRequest, c) => api.alarm(r, c)),
+    Status: unary(
+      () => api.status(),
+      () => true,
+    ),
+    Defragment: unary(() => api.defragment()),
+    Hash: unary(() => api.hash()),
+    HashKV: unary((r: pb.HashKVRequest) => api.hashKV(r)),
+    MoveLeader: unary((r: pb.MoveLeaderRequest) => api.moveLeader(r)),
+    Downgrade: unary((r: pb.DowngradeRequest) => api.downgrade(r)),
+    Snapshot: async (_r, call) => {
+      try {
+        if (server.isLearner()) throw ErrNotSupportedForLearner;
+        await serveSnapshot(api, call);
+      } catch (err) {
+        throw toGrpcError(err);
+      }
+    },
+  });
+
+  const unimplemented = (): never => {
+    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, authText);
+  };
+  grpc.addService(
+    pb.AuthService,
+    Object.fromEntries(Object.keys(pb.AuthService).map((name) => [name, unimplemented])) as Parameters<
+      typeof grpc.addService<typeof pb.AuthService>
+    >[1],
+  );
+
+  grpc.addService(HealthService, {
+    Check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }),
+    Watch: async (_r, call) => {
+      await call.write({ status: HealthCheckResponse_ServingStatus.SERVING });
+      await new Promise<void>((resolve) => call.signal.addEventListener("abort", () => resolve(), { once: true }));
+    },
+  });
+}
+
+/** serveSnapshot streams a consistent copy of the backend, then its SHA-256 (Maintenance.Snapshot). */
+export async function serveSnapshot(api: EtcdApi, call: ServerWriter<pb.SnapshotResponse>): Promise<void> {
+  const server = api.server;
+  const snap = await server.backend.snapshot();
+  for await (const chunk of snapshotChunks(snap, server.storageVersion(), server.logger)) {
+    if (call.signal.aborted) break;
+    await call.write({
+      header: api.header(),
+      remainingBytes: chunk.remainingBytes,
+      blob: chunk.blob,
+      version: chunk.version,
+    });
+  }
+}

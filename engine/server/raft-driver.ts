@@ -1,0 +1,279 @@
+// RaftDriver is the one place that owns the Raft core's world: the tick timer, the WAL and snapshot files,
+// the raft MemoryStorage and the peer transport. It runs the Ready loop exactly in the order the core's
+// Ready contract states, and hands committed work to the server (the application) through RaftApplication.
+import type { Logger } from "../log/zap.ts";
+import type { Registry } from "../metrics/registry.ts";
+import type { PeerTransport } from "../peer/transport.ts";
+import type { MemoryStorage } from "../raft/index.ts";
+import {
+  EntryType,
+  RawNode,
+  StateType,
+  emptyHardState,
+  isEmptySnap,
+  type ConfState,
+  type Entry,
+  type LogIndex,
+  type Message,
+  type NodeId,
+  type RaftConfig,
+  type RaftLogger,
+  type ReadState,
+  type Snapshot,
+  type Status,
+} from "../raft/index.ts";
+import type { Snapshotter } from "../snap/snapshotter.ts";
+import type { Wal } from "../wal/wal.ts";
+
+/** RaftApplication is the server side of the driver: what to do with committed work. */
+export interface RaftApplication {
+  /** applySnapshot replaces the state machine with a received snapshot (its db arrived with the MsgSnap). */
+  applySnapshot(snap: Snapshot): void;
+  /** applyEntries applies committed entries in order (normal and conf-change entries alike). */
+  applyEntries(entries: readonly Entry[]): void;
+  /** onReadStates delivers ReadIndex answers. */
+  onReadStates(states: readonly ReadState[]): void;
+  /** onSoftState is called when the leader or this node's role changes. */
+  onSoftState(lead: NodeId, state: StateType): void;
+  /** afterReady runs once per handled Ready (snapshot triggering, waking readers, ...). */
+  afterReady(): void;
+}
+
+/** RaftDriverOptions configures the driver. */
+export interface RaftDriverOptions {
+  raft: Omit<RaftConfig, "logger">;
+  storage: MemoryStorage;
+  wal: Wal;
+  snapshotter: Snapshotter;
+  transport: PeerTransport;
+  app: RaftApplication;
+  heartbeatMs: number;
+  logger: Logger;
+  registry: Registry;
+}
+
+/** RaftDriver drives one RawNode. */
+export class RaftDriver {
+  readonly node: RawNode;
+  readonly storage: MemoryStorage;
+  private readonly wal: Wal;
+  private readonly snapshotter: Snapshotter;
+  private readonly transport: PeerTransport;
+  private readonly app: RaftApplication;
+  private readonly logger: Logger;
+  private ticker: NodeJS.Timeout | undefined;
+  private scheduled = false;
+  private processing = false;
+  private stopped = false;
+  private lastTickMs = 0;
+  private readonly heartbeatMs: number;
+  /** raftState is this node's role after the last Ready. */
+  raftState: StateType = StateType.Follower;
+  /** lead is the leader this node knows after the last Ready. */
+  lead: NodeId = 0n as NodeId;
+  private readonly proposalsCommitted;
+  private readonly heartbeatSendFailures;
+
+  constructor(opts: RaftDriverOptions) {
+    this.storage = opts.storage;
+    this.wal = opts.wal;
+    this.snapshotter = opts.snapshotter;
+    this.transport = opts.transport;
+    this.app = opts.app;
+    this.logger = opts.logger;
+    this.heartbeatMs = opts.heartbeatMs;
+    const raftLog = opts.logger.named?.("raft") ?? opts.logger;
+    this.node = new RawNode({ ...opts.raft, logger: raftLogger(raftLog) }, this.storage);
+    this.proposalsCommitted = opts.registry.gauge(
+      "etcd_server_proposals_committed_total",
+      "The total number of consensus proposals committed.",
+      () => this.node.status().commit,
+    );
+    this.heartbeatSendFailures = opts.registry.counter(
+      "etcd_server_heartbeat_send_failures_total",
+      "The total number of leader heartbeat send failures (likely overloaded from slow disk).",
+    );
+    void this.proposalsCommitted;
+  }
+
+  /** start begins ticking (one tick per heartbeat interval). */
+  start(): void {
+    this.lastTickMs = performance.now();
+    this.ticker = setInterval(() => this.onTick(), this.heartbeatMs);
+    this.schedule();
+  }
+
+  /** stop stops ticking and processing; the WAL stays open for the caller to close. */
+  stop(): void {
+    this.stopped = true;
+    if (this.ticker) clearInterval(this.ticker);
+  }
+
+  /** advanceTicks fast-forwards the election clock (etcd's initial election tick advance). */
+  advanceTicks(n: number): void {
+    for (let i = 0; i < n; i++) this.node.tick();
+    this.schedule();
+  }
+
+  /** step feeds a message from a peer. */
+  step(m: Message): void {
+    if (this.stopped) return;
+    this.node.step(m);
+    this.schedule();
+  }
+
+  /** propose appends data to the log (forwarded to the leader by Raft); returns an error when dropped. */
+  propose(data: Uint8Array): Error | undefined {
+    const err = this.node.propose(data);
+    this.schedule();
+    return err;
+  }
+
+  /** proposeConfChange proposes a membership change. */
+  proposeConfChange(cc: Parameters<RawNode["proposeConfChange"]>[0]): Error | undefined {
+    const err = this.node.proposeConfChange(cc);
+    this.schedule();
+    return err;
+  }
+
+  /** readIndex asks for a linearizable read point for ctx. */
+  readIndex(ctx: Uint8Array): Error | undefined {
+    const err = this.node.readIndex(ctx);
+    this.schedule();
+    return err;
+  }
+
+  /** transferLeader asks for leadership to move to `to`. */
+  transferLeader(to: NodeId): void {
+    this.node.transferLeader(to);
+    this.schedule();
+  }
+
+  /** reportUnreachable / reportSnapshot pass transport outcomes to Raft. */
+  reportUnreachable(id: NodeId): void {
+    this.node.reportUnreachable(id);
+    this.schedule();
+  }
+  reportSnapshot(id: NodeId, ok: boolean): void {
+    this.node.reportSnapshot(id, ok);
+    this.schedule();
+  }
+
+  /** applyConfChange applies a committed conf change to Raft's configuration. */
+  applyConfChange(cc: Parameters<RawNode["applyConfChange"]>[0]): ConfState {
+    return this.node.applyConfChange(cc);
+  }
+
+  /** status reads the core's status. */
+  status(): Status {
+    return this.node.status();
+  }
+
+  /**
+   * createSnapshot records a Raft snapshot at `index` (already applied) with `data`, persists it (snap file,
+   * then WAL marker), and compacts the in-memory log keeping `catchupEntries` behind it for slow followers.
+   */
+  createSnapshot(index: LogIndex, confState: ConfState, data: Uint8Array, catchupEntries: number): Snapshot {
+    const snap = this.storage.createSnapshot(index, confState, data);
+    this.snapshotter.saveSnap(snap);
+    this.wal.saveSnapshot({ index: snap.metadata.index, term: snap.metadata.term, confState: snap.metadata.confState });
+    this.wal.releaseLockTo(snap.metadata.index);
+    const compactTo = index - catchupEntries;
+    if (compactTo > this.storage.firstIndex()) {
+      this.storage.compact(compactTo as LogIndex);
+      this.logger.info("etcdserver/server.go:2432", "compacted Raft logs", { "compact-index": compactTo });
+    }
+    return snap;
+  }
+
+  /** schedule processes pending Ready work soon (coalescing bursts of proposals into one fdatasync). */
+  schedule(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.processReady();
+    });
+  }
+
+  private onTick(): void {
+    const now = performance.now();
+    const late = now - this.lastTickMs;
+    this.lastTickMs = now;
+    if (this.raftState === StateType.Leader && late > 2 * this.heartbeatMs) {
+      this.heartbeatSendFailures.inc();
+      this.logger.warn(
+        "etcdserver/raft.go:416",
+        "leader failed to send out heartbeat on time; took too long, leader is overloaded likely from slow disk",
+        {
+          to: "",
+          "heartbeat-interval": `${this.heartbeatMs}ms`,
+          "expected-duration": `${2 * this.heartbeatMs}ms`,
+          "exceeded-duration": `${Math.round(late - 2 * this.heartbeatMs)}ms`,
+        },
+      );
+    }
+    this.node.tick();
+    this.processReady();
+  }
+
+  /** processReady handles every pending Ready in the core's order (see engine/raft Ready). */
+  private processReady(): void {
+    if (this.processing || this.stopped) return;
+    this.processing = true;
+    try {
+      while (this.node.hasReady()) {
+        const rd = this.node.ready();
+        if (rd.softState) {
+          this.lead = rd.softState.lead;
+          this.raftState = rd.softState.raftState;
+          this.app.onSoftState(rd.softState.lead, rd.softState.raftState);
+        }
+        const leader = this.raftState === StateType.Leader;
+        // A leader may send before its own write is durable (Raft thesis §10.2.1): followers can't commit
+        // without it, and the leader counts itself only after advance().
+        if (leader) this.transport.send(rd.messages);
+        if (rd.snapshot && !isEmptySnap(rd.snapshot)) {
+          this.snapshotter.saveSnap(rd.snapshot);
+          this.wal.saveSnapshot({
+            index: rd.snapshot.metadata.index,
+            term: rd.snapshot.metadata.term,
+            confState: rd.snapshot.metadata.confState,
+          });
+        }
+        this.wal.save(rd.hardState ?? emptyHardState(), rd.entries);
+        if (rd.snapshot && !isEmptySnap(rd.snapshot)) {
+          this.storage.applySnapshot(rd.snapshot);
+          this.wal.releaseLockTo(rd.snapshot.metadata.index);
+        }
+        if (rd.hardState) this.storage.setHardState(rd.hardState);
+        if (rd.entries.length > 0) this.storage.append(rd.entries);
+        if (!leader) this.transport.send(rd.messages);
+        if (rd.snapshot && !isEmptySnap(rd.snapshot)) this.app.applySnapshot(rd.snapshot);
+        if (rd.committedEntries.length > 0) this.app.applyEntries(rd.committedEntries);
+        if (rd.readStates.length > 0) this.app.onReadStates(rd.readStates);
+        this.node.advance(rd);
+        this.app.afterReady();
+      }
+    } finally {
+      this.processing = false;
+    }
+  }
+}
+
+/** raftLogger prints the core's lines as etcd's zap raft lines. */
+function raftLogger(log: Logger): RaftLogger {
+  const caller = "etcdserver/zap_raft.go:77";
+  return {
+    debugEnabled: log.enabled("debug"),
+    debug: (m) => log.debug(caller, m),
+    info: (m) => log.info(caller, m),
+    warn: (m) => log.warn(caller, m),
+    error: (m) => log.error(caller, m),
+  };
+}
+
+/** isConfChangeEntry says whether an entry carries a membership change. */
+export function isConfChangeEntry(e: Entry): boolean {
+  return e.type === EntryType.ConfChange || e.type === EntryType.ConfChangeV2;
+}
