@@ -92,14 +92,19 @@ export async function benchGrpc(seconds = 2): Promise<void> {
     for (const inFlight of [1, 64]) {
       for (const c of ["ours", "grpcjs"] as const) {
         for (const s of ["ours", "grpcjs"] as const) {
-          const caller = clients[c](peers[s].port);
-          const r = await measure(caller, peers[s].child, inFlight, seconds);
-          caller.close();
-          results[`${c}->${s}@${inFlight}`] = r;
+          // Best of three runs: on a shared machine the slowest runs measure the neighbours, not us.
+          let r: Result | undefined;
+          for (let round = 0; round < 3; round++) {
+            const caller = clients[c](peers[s].port);
+            const x = await measure(caller, peers[s].child, inFlight, seconds);
+            caller.close();
+            if (!r || x.callsPerSec > r.callsPerSec) r = x;
+          }
+          results[`${c}->${s}@${inFlight}`] = r!;
           console.log(
             `client ${c.padEnd(6)} → server ${s.padEnd(6)} in-flight ${String(inFlight).padStart(2)}: ` +
-              `${r.callsPerSec.toFixed(0).padStart(6)} calls/s, CPU/call client ${r.clientCpuUsPerCall.toFixed(0).padStart(4)} µs, ` +
-              `server ${r.serverCpuUsPerCall.toFixed(0).padStart(4)} µs`,
+              `${r!.callsPerSec.toFixed(0).padStart(6)} calls/s, CPU/call client ${r!.clientCpuUsPerCall.toFixed(0).padStart(4)} µs, ` +
+              `server ${r!.serverCpuUsPerCall.toFixed(0).padStart(4)} µs`,
           );
         }
       }
