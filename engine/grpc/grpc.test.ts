@@ -1,6 +1,7 @@
 // Our gRPC client against our gRPC server: every call shape, status and metadata path, deadlines,
 // cancellation, size limits, backpressure, reconnects, TLS and the non-gRPC fallback on the same port.
 import http from "node:http";
+import https from "node:https";
 import http2 from "node:http2";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -385,5 +386,35 @@ describe("connections", () => {
     await expect(unaryCall(noClientCert, KVService.Range, RangeRequest.create())).rejects.toMatchObject({
       code: GrpcStatus.UNAVAILABLE,
     });
+  });
+
+  it("over TLS, HTTP/1.1 clients reach the fallback through ALPN", async () => {
+    if (!opensslAvailable()) {
+      if (process.env["ETCD_LAB_CI"] === "1") throw new Error("openssl is required for the TLS test");
+      console.warn("SKIPPED: TLS test needs the openssl CLI");
+      return;
+    }
+    const certs = makeTestCerts();
+    const server = new GrpcServer({
+      tls: { cert: certs.serverCert, key: certs.serverKey },
+      fallback: (req, res) => {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.end(`health over HTTP/${req.httpVersion}`);
+      },
+    });
+    server.addService(KVService, { Range: () => rangeResponse("tls") });
+    const target = await start(server);
+    const body = await new Promise<string>((resolve, reject) => {
+      https
+        .get(`https://${target}/health`, { ca: certs.ca }, (res) => {
+          let s = "";
+          res.on("data", (c: Buffer) => (s += c.toString()));
+          res.on("end", () => resolve(s));
+        })
+        .on("error", reject);
+    });
+    expect(body).toBe("health over HTTP/1.1");
+    const ch = channel(target, { tls: { ca: certs.ca } });
+    expect((await unaryCall(ch, KVService.Range, RangeRequest.create())).count).toBe(1);
   });
 });
