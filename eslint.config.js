@@ -26,7 +26,7 @@ const impure = {
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", "dist/", "site/dist/", "site/.astro/", "**/gen/", "test-results/", ".tmp/"],
+    ignores: ["node_modules/", "dist/", "site/dist/", "site/.astro/", "**/gen/", "test-results/", ".tmp/", ".tmp-*"],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
