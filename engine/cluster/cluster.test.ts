@@ -34,7 +34,7 @@ const noRpc: ClusterRpc = {
   close: () => undefined,
 };
 
-describe.each(testBackends())("cluster processes (%s)", (backend) => {
+describe.each(await testBackends())("cluster processes (%s)", (backend) => {
   it("starts 3 members with a leader, then stops, kills, pauses, resumes, starts, wipes", async () => {
     const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
     const events: LabEventBody[] = [];

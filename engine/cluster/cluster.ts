@@ -346,8 +346,10 @@ export class Cluster {
       await Promise.race([this.waitHealthy(), timeout, ...exits]);
     } catch (err) {
       if (err instanceof StartupExit) {
-        const log = await readFile(this.logFile(err.spec.name), "utf8").catch(() => "");
-        err.message += log ? `\n${log.split("\n").slice(-5).join("\n")}` : "";
+        const lines = (await readFile(this.logFile(err.spec.name), "utf8").catch(() => "")).split("\n").filter(Boolean);
+        const errors = lines.filter((l) => /"level":"(error|fatal|panic)"|^(Error|panic):/.test(l));
+        const shown = (errors.length ? errors : lines).slice(-3);
+        if (shown.length) err.message += `\n${shown.join("\n")}`;
       }
       throw err;
     } finally {
@@ -498,7 +500,7 @@ export class Cluster {
 }
 
 /** StartupExit is a member that exited while the cluster was starting (e.g. its port was taken meanwhile). */
-class StartupExit extends Error {
+export class StartupExit extends Error {
   override name = "StartupExit";
   constructor(
     readonly spec: MemberSpec,

@@ -3,6 +3,7 @@
 import type { ServerResponse } from "node:http";
 import type { ApiErrorCode } from "./api-types.ts";
 import { ClusterControlError } from "../cluster/control-error.ts";
+import { StartupExit } from "../cluster/cluster.ts";
 import { BackendUnavailable } from "../cluster/member-binary.ts";
 import { SessionBusy } from "../session/session.ts";
 import { SessionLimitError } from "../session/session-manager.ts";
@@ -36,6 +37,7 @@ export function toApiError(err: unknown): ApiHttpError {
     const [status, code] = controlStatus[err.code] ?? [500, "internal"];
     return new ApiHttpError(status, code, err.message);
   }
+  if (err instanceof StartupExit) return new ApiHttpError(502, "cluster_error", err.message);
   if (err instanceof SessionBusy) return new ApiHttpError(409, "busy", err.message);
   if (err instanceof SessionLimitError) return new ApiHttpError(429, "session_limit", err.message);
   if (err instanceof BackendUnavailable) return new ApiHttpError(409, "unsupported", err.message);

@@ -6,6 +6,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { repoRoot } from "../cluster/repo-root.ts";
 import type { Backend } from "../cluster/status-types.ts";
+import { resolveMemberBinary } from "../cluster/member-binary.ts";
 import { connectEtcd } from "../session/etcd-connection.ts";
 import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
 import { labHome } from "../session/workspace.ts";
@@ -22,12 +23,25 @@ Flags (each also read from the environment variable shown):
   --home <dir>                     sessions and progress (ETCD_LAB_HOME, default <tmpdir>/etcd-lab-<uid>)
   --site <dir>                     built site to serve (ETCD_LAB_SITE_DIR, default site/dist)
   --labs <dir>                     lab definitions (ETCD_LAB_LABS_DIR, default lab/)
-  --backend ours|real              member binary (ETCD_LAB_BACKEND, default ours; real = /usr/bin/etcd)
+  --backend ours|real              member binary (ETCD_LAB_BACKEND, default ours if built, else real = /usr/bin/etcd)
   --allow-origin <origins>         extra allowed Origins, comma-separated (ETCD_LAB_ALLOWED_ORIGINS)
   --max-sessions <n>               sessions on this server (ETCD_LAB_MAX_SESSIONS, default 20)
   --max-sessions-per-learner <n>   sessions per learner (ETCD_LAB_MAX_SESSIONS_PER_LEARNER, default 3)
   --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
 `;
+
+/** defaultBackend is ours when it is built, else real etcd when it is installed, else ours (to say why not). */
+function defaultBackend(): Backend {
+  for (const b of ["ours", "real"] as const) {
+    try {
+      resolveMemberBinary(b);
+      return b;
+    } catch {
+      // try the next one
+    }
+  }
+  return "ours";
+}
 
 function fail(msg: string): never {
   console.error(`lab-server: ${msg}`);
@@ -66,7 +80,7 @@ const int = (s: string, what: string, min: number): number => {
 
 const t0 = Number(process.env["ETCD_LAB_T0"]) || Date.now(); // npm start's own start, when it ran us
 const root = repoRoot();
-const backend = pick(values.backend, "ETCD_LAB_BACKEND", "ours");
+const backend = pick(values.backend, "ETCD_LAB_BACKEND", defaultBackend());
 if (backend !== "ours" && backend !== "real") fail(`--backend: expected ours or real, got "${backend}"`);
 const home = resolve(pick(values.home, "ETCD_LAB_HOME", labHome()));
 process.env["ETCD_LAB_HOME"] = home;

@@ -43,6 +43,8 @@ import type { Connection } from "./session.ts";
 /** commandTimeoutMs is the default deadline of one call (etcdctl's --command-timeout). */
 export const commandTimeoutMs = 5000;
 const defragTimeoutMs = 60_000;
+/** tryTimeoutMs bounds one endpoint's try when others could answer (a dead or paused member). */
+const tryTimeoutMs = 1500;
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -249,18 +251,24 @@ export class EtcdConnection implements LabStore, ClusterRpc {
     o: { endpoint?: string; among?: readonly string[]; timeoutMs?: number } = {},
   ): Promise<Res> {
     const deadline = Date.now() + (o.timeoutMs ?? commandTimeoutMs);
-    if (o.endpoint) return unaryCall(this.channel(o.endpoint), method, req, { deadline });
+    // waitForReady like clientv3: a call waits for a (re)connection until its deadline instead of failing
+    // fast while a restarted member's channel is still backing off.
+    if (o.endpoint) return unaryCall(this.channel(o.endpoint), method, req, { deadline, waitForReady: true });
     const eps = o.among?.length ? o.among : this.endpoints;
     let last: unknown;
     for (let i = 0; i < eps.length * 2 && Date.now() < deadline; i++) {
       const ep = eps[(this.next + i) % eps.length] as string;
       try {
-        const res = await unaryCall(this.channel(ep), method, req, { deadline });
+        const perTry = eps.length > 1 ? Math.min(deadline, Date.now() + tryTimeoutMs) : deadline;
+        const res = await unaryCall(this.channel(ep), method, req, { deadline: perTry, waitForReady: true });
         this.next = (this.next + i) % eps.length;
         return res;
       } catch (err) {
         last = err;
-        if (!(err instanceof GrpcError) || err.code !== GrpcStatus.UNAVAILABLE) throw err;
+        const retriable =
+          err instanceof GrpcError &&
+          (err.code === GrpcStatus.UNAVAILABLE || (err.code === GrpcStatus.DEADLINE_EXCEEDED && Date.now() < deadline));
+        if (!retriable) throw err;
         if (i === eps.length - 1) await new Promise((r) => setTimeout(r, 100));
       }
     }

@@ -211,9 +211,9 @@ export class LabSession {
     return this.observed || [...this.terminals.values()].some((t) => t.attachedCount > 0);
   }
 
-  /** status takes a fresh sample now. */
+  /** status takes a fresh sample now (one that starts after this call, so it sees every control made before). */
   status(): Promise<ClusterStatus> {
-    return this.sample();
+    return this.sampling ? this.sampling.catch(() => undefined).then(() => this.sample()) : this.sample();
   }
 
   // ---- controls -----------------------------------------------------------------------------------------
@@ -451,7 +451,8 @@ export class LabSession {
 
   /** destroy kills every process of the session and removes its workspace. */
   async destroy(): Promise<void> {
-    this.stateValue = "destroyed";
+    const failed = this.stateValue === "failed";
+    this.stateValue = failed ? "failed" : "destroyed";
     this.stopTimers();
     await Promise.all([...this.terminals.values()].map((t) => t.close()));
     this.terminals.clear();
@@ -459,7 +460,10 @@ export class LabSession {
     killMarked("ETCD_LAB_SESSION_MARK", this.id);
     this.broadcast({ type: "session", session: this.info() });
     this.observers.clear();
-    rmSync(this.workspace, { recursive: true, force: true });
+    // ETCD_LAB_KEEP_FAILED=1 keeps the workspace of a session that failed (member logs for a bug report).
+    if (!(this.stateValue === "failed" && process.env["ETCD_LAB_KEEP_FAILED"] === "1")) {
+      rmSync(this.workspace, { recursive: true, force: true });
+    }
   }
 
   // ---- internals ----------------------------------------------------------------------------------------
@@ -609,7 +613,7 @@ export class LabSession {
       backend: this.backend,
       endpoints: this.clusterOrThrow().endpoints(),
       store: this.connOrThrow().store,
-      status: () => this.sample(),
+      status: () => this.status(),
       events: this.events.all(),
       workspace: this.workspace,
       env: shellEnv(this.shellSettings(), this.shellPath, "check"),
