@@ -1,0 +1,61 @@
+// Every check of every lab is proven (docs/lab-engine.md): for each lab/<nn>-<slug>/lab.ts and each usable
+// backend (our store, real etcd), a fresh session fails every task's check; then each task's solution, typed
+// into the session's shell command by command, makes its check pass.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { join } from "node:path";
+import type { Session, SolveAnswer, TaskResult } from "../../engine/lab-api.ts";
+import { testBackends } from "../../engine/cluster/testing.ts";
+import { repoRoot } from "../../engine/cluster/repo-root.ts";
+import { labFiles, loadLabs } from "../../engine/session/lab-loader.ts";
+import { startTestServer, type TestServer } from "./helpers.ts";
+
+const labsDir = join(repoRoot(), "lab");
+const labs = (await loadLabs(labsDir, join(repoRoot(), "node_modules", ".cache", "etcd-lab", "labs"))).map(
+  (l) => l.lab,
+);
+const backends = await testBackends();
+const cases = backends.flatMap((backend) => labs.map((lab) => ({ backend, lab })));
+
+it("finds the labs", () => {
+  expect(labs.length).toBe(labFiles(labsDir).length);
+});
+
+describe.each(cases)("lab $lab.id on $backend", ({ backend, lab }) => {
+  let t: TestServer;
+  let session: Session;
+
+  beforeAll(async () => {
+    t = await startTestServer({ backend, labsDir });
+    const res = await t.api<Session>("POST", "/api/sessions", { lab: lab.id }, { learner: "harness" });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    session = res.body;
+  }, 120_000);
+  afterAll(async () => {
+    await t?.server.close();
+  });
+
+  it("fails every check on a fresh session", async () => {
+    const res = await t.api<{ tasks: TaskResult[] }>("POST", `/api/sessions/${session.id}/check`, undefined, {
+      learner: "harness",
+    });
+    for (const r of res.body.tasks)
+      expect({ task: r.task, passed: r.passed }, r.message).toEqual({ task: r.task, passed: false });
+  }, 120_000);
+
+  it.each(lab.tasks.map((task) => ({ task })))(
+    "passes $task.id after its solution",
+    async ({ task }) => {
+      const res = await t.api<SolveAnswer>(
+        "POST",
+        `/api/sessions/${session.id}/tasks/${task.id}/solve`,
+        {},
+        { learner: "harness" },
+      );
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const unfinished = res.body.commands.filter((c) => c.exitCode === null).map((c) => c.command);
+      expect(unfinished, "commands that did not finish").toEqual([]);
+      expect(res.body.result.passed, `${task.id}: ${res.body.result.message}`).toBe(true);
+    },
+    300_000,
+  );
+});
