@@ -6,6 +6,7 @@ import { duplexCall, type ClientDuplex } from "../grpc/client-call.ts";
 import type { Metadata } from "../grpc/metadata.ts";
 import { LeaseService, type LeaseKeepAliveRequest, type LeaseKeepAliveResponse } from "../proto/gen/etcdserverpb.ts";
 import type { EndpointPool } from "./endpoint-pool.ts";
+import { iterate } from "./iterate.ts";
 
 /** keepAliveQueueMax bounds undelivered responses. */
 const keepAliveQueueMax = 16;
@@ -102,15 +103,10 @@ export class KeepAlive implements AsyncIterable<LeaseKeepAliveResponse> {
     this.stream?.cancel();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<LeaseKeepAliveResponse> {
-    try {
-      for (;;) {
-        const r = await this.next();
-        if (r === undefined) return;
-        yield r;
-      }
-    } finally {
-      this.close();
-    }
+  [Symbol.asyncIterator](): AsyncIterator<LeaseKeepAliveResponse> {
+    return iterate(
+      () => this.next(),
+      () => this.close(),
+    );
   }
 }

@@ -9,6 +9,7 @@ import type { WatchResponse } from "../proto/gen/etcdserverpb.ts";
 import { WatchCreateRequest, WatchRequest, WatchService } from "../proto/gen/etcdserverpb.ts";
 import type { EndpointPool } from "./endpoint-pool.ts";
 import { toClientError } from "./errors.ts";
+import { iterate } from "./iterate.ts";
 
 /** WatchOptions are the create request's fields plus client behaviour. */
 export interface WatchOptions extends Partial<WatchCreateRequest> {
@@ -160,15 +161,10 @@ export class Watch implements AsyncIterable<WatchResponse> {
     s.cancel();
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchResponse> {
-    try {
-      for (;;) {
-        const r = await this.next();
-        if (r === undefined) return;
-        yield r;
-      }
-    } finally {
-      await this.cancel();
-    }
+  [Symbol.asyncIterator](): AsyncIterator<WatchResponse> {
+    return iterate(
+      () => this.next(),
+      () => this.cancel(),
+    );
   }
 }

@@ -178,7 +178,8 @@ function tokenize(path: string, src: string): Token[] {
   return tokens;
 }
 
-const scalarTypes = new Set([
+/** scalarTypeNames lists protobuf's scalar types. */
+export const scalarTypeNames: readonly string[] = [
   "double",
   "float",
   "int32",
@@ -194,7 +195,8 @@ const scalarTypes = new Set([
   "bool",
   "string",
   "bytes",
-]);
+];
+const scalarTypes = new Set(scalarTypeNames);
 
 /** isScalarType says whether a type name is a protobuf scalar. */
 export function isScalarType(name: string): boolean {

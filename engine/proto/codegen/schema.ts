@@ -3,6 +3,7 @@
 // representation decided — so the emitter only has to print.
 import {
   isScalarType,
+  scalarTypeNames,
   type EnumDecl,
   type FieldDecl,
   type MessageDecl,
@@ -122,21 +123,8 @@ export function jsonName(protoName: string): string {
   return out;
 }
 
-const packableScalars = new Set([
-  "double",
-  "float",
-  "int32",
-  "int64",
-  "uint32",
-  "uint64",
-  "sint32",
-  "sint64",
-  "fixed32",
-  "fixed64",
-  "sfixed32",
-  "sfixed64",
-  "bool",
-]);
+/** packableScalars: every numeric scalar and bool (strings and bytes are length-delimited already). */
+const packableScalars = new Set(scalarTypeNames.filter((t) => t !== "string" && t !== "bytes"));
 const longScalars = new Set(["int64", "uint64", "sint64", "fixed64", "sfixed64"]);
 
 /** buildSchema links files (all of them, imports included) into packages. */
