@@ -1,7 +1,15 @@
 // Alarms (etcd server/etcdserver/api/v3alarm): NOSPACE and CORRUPT per member, persisted in the `alarm`
 // bucket (key: the encoded AlarmMember, value: empty) so that an alarm survives restarts until disarmed.
+import type { Logger } from "../log/zap.ts";
+import type { Gauge } from "../metrics/registry.ts";
 import type { Backend } from "../mvcc/backend.ts";
-import { AlarmMember, AlarmType } from "../proto/gen/etcdserverpb.ts";
+import {
+  AlarmMember,
+  AlarmRequest_AlarmAction,
+  AlarmType,
+  type AlarmRequest,
+  type AlarmResponse,
+} from "../proto/gen/etcdserverpb.ts";
 
 /** AlarmStore holds the active alarms of the cluster. */
 export class AlarmStore {
@@ -74,4 +82,41 @@ export class AlarmStore {
  */
 export function formatAlarm(m: AlarmMember): string {
   return `memberID:${m.memberID} alarm:${AlarmType[m.alarm] ?? m.alarm} `;
+}
+
+/**
+ * applyAlarmRequest applies an AlarmRequest (etcd's applierV3backend.Alarm): GET lists, ACTIVATE raises (not
+ * NONE), DEACTIVATE disarms; the response lists the alarms concerned. It feeds etcd_debugging_server_alarms
+ * and logs etcd's "alarm raised" / "alarm disarmed" lines.
+ */
+export function applyAlarmRequest(
+  alarms: AlarmStore,
+  ar: AlarmRequest,
+  gauge: Gauge | undefined,
+  logger: Logger | undefined,
+): AlarmResponse {
+  const resp: AlarmResponse = { header: undefined, alarms: [] };
+  const id = ar.memberID;
+  const labels = { server_id: id.toString(16), alarm_type: AlarmType[ar.alarm] ?? "" };
+  switch (ar.action) {
+    case AlarmRequest_AlarmAction.GET:
+      resp.alarms = alarms.get(ar.alarm);
+      break;
+    case AlarmRequest_AlarmAction.ACTIVATE: {
+      if (ar.alarm === AlarmType.NONE) break;
+      resp.alarms.push(alarms.activate(id, ar.alarm));
+      gauge?.add(1, labels);
+      logger?.warn("etcdserver/apply.go:255", "alarm raised", { alarm: AlarmType[ar.alarm], from: id.toString(16) });
+      break;
+    }
+    case AlarmRequest_AlarmAction.DEACTIVATE: {
+      const m = alarms.deactivate(id, ar.alarm);
+      if (!m) break;
+      resp.alarms.push(m);
+      gauge?.add(-1, labels);
+      logger?.warn("etcdserver/apply.go:286", "alarm disarmed", { alarm: AlarmType[ar.alarm], from: id.toString(16) });
+      break;
+    }
+  }
+  return resp;
 }

@@ -8,8 +8,9 @@ import type { LeaseGrantRequest, PutRequest, RequestOp, TxnRequest } from "../pr
 export const DEFAULT_QUOTA_BYTES = 2 * 1024 * 1024 * 1024;
 /** MAX_QUOTA_BYTES is the largest quota etcd recommends (8 GiB); above it etcd logs a warning. */
 export const MAX_QUOTA_BYTES = 8 * 1024 * 1024 * 1024;
-/** LEASE_OVERHEAD_BYTES and KV_OVERHEAD_BYTES are etcd's cost estimates. */
+/** LEASE_OVERHEAD_BYTES is etcd's estimated cost of storing a lease. */
 export const LEASE_OVERHEAD_BYTES = 64;
+/** KV_OVERHEAD_BYTES is etcd's estimated cost of a key's metadata. */
 export const KV_OVERHEAD_BYTES = 256;
 
 /** QuotaRequest is a request the quota charges for. */

@@ -20,11 +20,9 @@ import type { CompactionJob } from "../mvcc/compaction.ts";
 import { ErrCorrupt, ErrNoSpace, isEtcdError, type EtcdError } from "../mvcc/errors.ts";
 import { WatchableStore } from "../mvcc/watchable-store.ts";
 import {
-  AlarmRequest_AlarmAction,
   AlarmType,
   InternalRaftRequest,
   ResponseHeader,
-  type AlarmRequest,
   type AlarmResponse,
   type CompactionResponse,
   type DeleteRangeResponse,
@@ -37,7 +35,7 @@ import {
   type TxnResponse,
 } from "../proto/gen/etcdserverpb.ts";
 import type { ConfChange, ConfState } from "../raft/raftpb.ts";
-import { AlarmStore } from "./alarm-store.ts";
+import { AlarmStore, applyAlarmRequest } from "./alarm-store.ts";
 import { readConsistentIndex, writeConsistentIndex, type ConsistentIndex } from "./consistent-index.ts";
 import { applyDeleteRangeRequest, applyPutRequest, applyRangeRequest, applyTxn } from "./kv-requests.ts";
 import type { Member } from "./member-json.ts";
@@ -289,7 +287,8 @@ export class StateMachine {
       for (const c of r.leaseCheckpoint.checkpoints) this.lessor.checkpoint(c.ID, c.remainingTTL);
       return { kind: "applied", resp: { header: this.newHeader() } };
     }
-    if (r.alarm) return { kind: "applied", resp: this.applyAlarm(r.alarm) };
+    if (r.alarm)
+      return { kind: "applied", resp: applyAlarmRequest(this.alarms, r.alarm, this.alarmGauge, this.opts.logger) };
     if (r.clusterVersionSet) {
       // etcd's version monitor then moves the storage version to the cluster's major.minor.
       const [major = "3", minor = "6"] = r.clusterVersionSet.ver.split(".");
@@ -313,39 +312,6 @@ export class StateMachine {
     const ext = this.opts.extension?.(r);
     assert(ext !== undefined, "apply: not implemented apply (a request the state machine does not know)");
     return ext;
-  }
-
-  private applyAlarm(ar: AlarmRequest): AlarmResponse {
-    const resp: AlarmResponse = { header: undefined, alarms: [] };
-    const id = ar.memberID;
-    switch (ar.action) {
-      case AlarmRequest_AlarmAction.GET:
-        resp.alarms = this.alarms.get(ar.alarm);
-        break;
-      case AlarmRequest_AlarmAction.ACTIVATE: {
-        if (ar.alarm === AlarmType.NONE) break;
-        const m = this.alarms.activate(id, ar.alarm);
-        resp.alarms.push(m);
-        this.alarmGauge?.add(1, { server_id: id.toString(16), alarm_type: AlarmType[ar.alarm] ?? "" });
-        this.opts.logger?.warn("etcdserver/apply.go:255", "alarm raised", {
-          alarm: AlarmType[ar.alarm],
-          from: id.toString(16),
-        });
-        break;
-      }
-      case AlarmRequest_AlarmAction.DEACTIVATE: {
-        const m = this.alarms.deactivate(id, ar.alarm);
-        if (!m) break;
-        resp.alarms.push(m);
-        this.alarmGauge?.add(-1, { server_id: id.toString(16), alarm_type: AlarmType[ar.alarm] ?? "" });
-        this.opts.logger?.warn("etcdserver/apply.go:286", "alarm disarmed", {
-          alarm: AlarmType[ar.alarm],
-          from: id.toString(16),
-        });
-        break;
-      }
-    }
-    return resp;
   }
 
   /** advance says whether entry `index` still has to be applied; entries arrive in order without gaps. */

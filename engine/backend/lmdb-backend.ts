@@ -32,10 +32,12 @@ import {
   type LmdbFile,
   type LmdbSizes,
 } from "./lmdb-file.ts";
-import { DELETED, WriteBuffer, type BufferedValue } from "./write-buffer.ts";
+import { latin1, mergedScan, plain } from "./merged-scan.ts";
+import { DELETED, WriteBuffer } from "./write-buffer.ts";
 
-/** DEFAULT_BATCH_INTERVAL_MS and DEFAULT_BATCH_LIMIT are etcd's defaultBatchInterval and defaultBatchLimit. */
+/** DEFAULT_BATCH_INTERVAL_MS is etcd's defaultBatchInterval: commit at least this often. */
 export const DEFAULT_BATCH_INTERVAL_MS = 100;
+/** DEFAULT_BATCH_LIMIT is etcd's defaultBatchLimit: commit once this many writes are pending. */
 export const DEFAULT_BATCH_LIMIT = 10_000;
 /** MAX_BUFFERED_WRITES bounds the write buffer (a driver that never commits is a bug, caught by assert). */
 export const MAX_BUFFERED_WRITES = 2_000_000;
@@ -113,7 +115,7 @@ export class LmdbBackend implements Backend {
 
   get(bucket: BucketName, key: Uint8Array): Uint8Array | undefined {
     const buffered = this.buffer.bucket(bucket);
-    const pending = buffered?.get(keyString(key));
+    const pending = buffered?.get(latin1(key));
     if (pending !== undefined) return pending === DELETED ? undefined : pending;
     const v = this.db(bucket).get(Buffer.from(key.buffer, key.byteOffset, key.byteLength));
     return v === undefined ? undefined : plain(v);
@@ -134,11 +136,11 @@ export class LmdbBackend implements Backend {
 
   put(bucket: BucketName, key: Uint8Array, value: Uint8Array): void {
     assert(key.length > 0, "backend: empty keys cannot be stored");
-    this.buffer.put(bucket, keyString(key), value);
+    this.buffer.put(bucket, latin1(key), value);
   }
 
   delete(bucket: BucketName, key: Uint8Array): void {
-    this.buffer.delete(bucket, keyString(key));
+    this.buffer.delete(bucket, latin1(key));
   }
 
   /**
@@ -325,35 +327,7 @@ export class LmdbBackend implements Backend {
     end: Uint8Array | undefined,
     visit: (key: Uint8Array, value: Uint8Array) => boolean | void,
   ): void {
-    const startKey = keyString(start);
-    const endKey = end === undefined ? undefined : keyString(end);
-    if (endKey !== undefined && endKey <= startKey) return;
-    const opts: { start?: Buffer; end?: Buffer } = {};
-    if (start.length > 0) opts.start = Buffer.from(start);
-    if (end !== undefined) opts.end = Buffer.from(end);
-    const fileIter = this.db(bucket).getRange(opts)[Symbol.iterator]();
-    const pending = this.buffer.bucket(bucket)?.entriesInRange(startKey, endKey);
-    try {
-      let f = fileIter.next();
-      let p: IteratorResult<[string, BufferedValue]> | undefined = pending?.next();
-      for (;;) {
-        const fk = f.done ? undefined : (f.value.key as Buffer).toString("latin1");
-        const pk = p === undefined || p.done ? undefined : p.value[0];
-        if (fk === undefined && pk === undefined) return;
-        if (pk !== undefined && (fk === undefined || pk <= fk)) {
-          const pv = (p as IteratorYieldResult<[string, BufferedValue]>).value[1];
-          if (fk === pk) f = fileIter.next();
-          p = pending?.next();
-          if (pv !== DELETED && visit(plain(Buffer.from(pk, "latin1")), pv) === false) return;
-        } else {
-          const entry = (f as IteratorYieldResult<{ key: Uint8Array; value: Uint8Array }>).value;
-          f = fileIter.next();
-          if (visit(plain(entry.key), plain(entry.value)) === false) return;
-        }
-      }
-    } finally {
-      fileIter.return?.();
-    }
+    mergedScan(this.db(bucket), this.buffer.bucket(bucket), start, end, visit);
   }
 
   private db(bucket: BucketName) {
@@ -372,14 +346,4 @@ export class LmdbBackend implements Backend {
 function lastKey(db: Database<Uint8Array, Uint8Array>): string | undefined {
   for (const k of db.getKeys({ reverse: true, limit: 1 })) return Buffer.from(k).toString("latin1");
   return undefined;
-}
-
-/** plain views a Buffer as a plain Uint8Array (same memory), the type every Backend returns. */
-function plain(b: Uint8Array): Uint8Array {
-  return new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
-}
-
-/** keyString maps key bytes to the buffer's binary-string keys. */
-function keyString(key: Uint8Array): string {
-  return Buffer.from(key.buffer, key.byteOffset, key.byteLength).toString("latin1");
 }

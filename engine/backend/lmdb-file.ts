@@ -11,8 +11,9 @@ export interface LmdbFile {
   dbs: Map<BucketName, Database<Uint8Array, Uint8Array>>;
 }
 
-/** DB_DIR_MODE and DB_FILE_MODE are etcd's permissions for data directories (0700) and files (0600). */
+/** DB_DIR_MODE is etcd's permission for data directories (0700). */
 export const DB_DIR_MODE = 0o700;
+/** DB_FILE_MODE is etcd's permission for data files (0600). */
 export const DB_FILE_MODE = 0o600;
 
 /**

@@ -11,8 +11,9 @@ import { META_KEYS } from "./schema.ts";
 import { bytesOfBinaryString } from "./bytes.ts";
 import type { StoreMetrics } from "./store-metrics.ts";
 
-/** DEFAULT_COMPACTION_BATCH_LIMIT and DEFAULT_COMPACTION_SLEEP_MS are etcd's defaults. */
+/** DEFAULT_COMPACTION_BATCH_LIMIT is etcd's defaultCompactionBatchLimit: keys per physical batch. */
 export const DEFAULT_COMPACTION_BATCH_LIMIT = 1000;
+/** DEFAULT_COMPACTION_SLEEP_MS is etcd's defaultCompactionSleepInterval: the pause between batches. */
 export const DEFAULT_COMPACTION_SLEEP_MS = 10;
 
 /** CompactionContext is what a compaction job needs from the store. */

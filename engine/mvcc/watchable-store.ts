@@ -20,8 +20,9 @@ import { Watcher, WatcherGroup, type WatcherBatch, type WatchFilter, type WatchS
 export const MAX_WATCHERS_PER_SYNC = 512;
 /** SYNC_WINDOW_REVS bounds the history one sync reads from the backend (a watcher far behind needs several syncs). */
 export const SYNC_WINDOW_REVS = 10_000;
-/** WATCH_RESYNC_PERIOD_MS and VICTIM_RETRY_MS are etcd's watchResyncPeriod and victim retry interval. */
+/** WATCH_RESYNC_PERIOD_MS is etcd's watchResyncPeriod: how often unsynced watchers catch up. */
 export const WATCH_RESYNC_PERIOD_MS = 100;
+/** VICTIM_RETRY_MS is how often etcd retries watchers whose stream was full. */
 export const VICTIM_RETRY_MS = 10;
 
 interface WatchMetrics {
