@@ -23,6 +23,16 @@ export interface WatchOptions {
   filters?: WatchFilter[];
   /** prevKv fills Event.prevKv (read at take() time, left out when that revision is compacted). */
   prevKv?: boolean;
+  /** progressNotify makes progressNotifyTick() send this watcher progress when it had no events since the last tick. */
+  progressNotify?: boolean;
+}
+
+interface WatchEntry {
+  watcher: Watcher;
+  prevKv: boolean;
+  progressNotify: boolean;
+  /** quiet: no events were queued since the last progress tick (etcd's sws.progress[id]). */
+  quiet: boolean;
 }
 
 /** Watchable is what a stream needs from the watchable store. */
@@ -48,7 +58,7 @@ export interface Watchable {
 /** WatchStream multiplexes the watchers of one client stream. */
 export class WatchStream implements WatchSink {
   private readonly queue: WatchResponse[] = [];
-  private readonly watchers = new Map<number, { watcher: Watcher; prevKv: boolean }>();
+  private readonly watchers = new Map<number, WatchEntry>();
   private nextId = 0;
   private closed = false;
   /** onReady is called when the queue goes from empty to non-empty (wake the sender). */
@@ -78,7 +88,12 @@ export class WatchStream implements WatchSink {
       return ErrWatcherDuplicateID;
     }
     const watcher = this.store.watch(key, end, startRev, id, opts.filters ?? [], this);
-    this.watchers.set(id, { watcher, prevKv: opts.prevKv ?? false });
+    this.watchers.set(id, {
+      watcher,
+      prevKv: opts.prevKv ?? false,
+      progressNotify: opts.progressNotify ?? false,
+      quiet: true,
+    });
     return id;
   }
 
@@ -107,10 +122,27 @@ export class WatchStream implements WatchSink {
     );
   }
 
+  /**
+   * progressNotifyTick is the periodic progress notification (etcd's --watch-progress-notify-interval, 10
+   * minutes by default, driven by the API layer): every progress_notify watcher that had no events since the
+   * previous tick gets a progress response, if it is synced.
+   */
+  progressNotifyTick(): void {
+    for (const [id, e] of this.watchers) {
+      if (!e.progressNotify) continue;
+      if (e.quiet) this.store.progressIfSync([e.watcher], id);
+      e.quiet = true;
+    }
+  }
+
   /** send queues a response from the store; false when the queue is full. */
   send(wr: WatchResponse): boolean {
     if (this.closed) return true;
     if (this.queue.length >= CHAN_BUF_LEN) return false;
+    if (wr.events.length > 0) {
+      const e = this.watchers.get(wr.watchId);
+      if (e) e.quiet = false;
+    }
     this.queue.push(wr);
     if (this.queue.length === 1) this.onReady?.();
     return true;

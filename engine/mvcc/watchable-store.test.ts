@@ -122,6 +122,20 @@ describe("WatchableStore", () => {
     expect(show(ws.take())).toEqual(["#0 progress@2", `#${PROGRESS_ALL_WATCH_ID} progress@2`]);
   });
 
+  it("sends periodic progress only to quiet progress_notify watchers", () => {
+    const s = newStore();
+    const ws = s.newWatchStream();
+    ws.watch(1, b("a"), undefined, 0, { progressNotify: true });
+    ws.watch(2, b("b"), undefined, 0, { progressNotify: true });
+    ws.watch(3, b("c"), undefined, 0);
+    s.put(b("a"), b("1")); // 2
+    ws.take();
+    ws.progressNotifyTick();
+    expect(show(ws.take())).toEqual(["#2 progress@2"]);
+    ws.progressNotifyTick();
+    expect(show(ws.take())).toEqual(["#1 progress@2", "#2 progress@2"]);
+  });
+
   it("cancels watchers, assigns ids and rejects duplicates and empty ranges with etcd's errors", () => {
     const s = newStore();
     const ws = s.newWatchStream();
