@@ -1,16 +1,17 @@
-// EtcdApi: the unary RPCs of etcd's v3 API over one EtcdServer (etcd's v3rpc + v3_server.go): request
+// EtcdApi: the unary RPCs of etcd's v3 API over one EtcdServer (etcd 3.6 v3rpc + v3_server.go): request
 // validation, quota checks, Raft proposals, linearizable reads, response headers. The gRPC services and the
-// JSON gateway both call these methods, so both answer alike.
+// JSON gateway both call these methods (after the interceptor checks), so both answer alike.
 import { formatAlarm } from "../apply/alarm-store.ts";
-import type { ApplyResult } from "../apply/state-machine.ts";
-import { checkDeleteRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from "../apply/validate.ts";
 import { applyTxn, isTxnReadonly } from "../apply/kv-requests.ts";
 import type { Member } from "../apply/member-json.ts";
+import type { QuotaRequest } from "../apply/quota.ts";
+import { checkDeleteRequest, checkPutRequest, checkRangeRequest, checkTxnRequest } from "../apply/validate.ts";
 import { GrpcError, GrpcStatus } from "../grpc/status.ts";
-import { ErrLeaseNotFound, ErrNoSpace, isEtcdError } from "../mvcc/errors.ts";
+import { ErrLeaseNotFound, ErrNoSpace } from "../mvcc/errors.ts";
 import * as pb from "../proto/gen/etcdserverpb.ts";
 import type { EtcdServer, RequestContext } from "../server/etcd-server.ts";
-import { ErrMemberBadURLs, ErrNotSupportedForLearner } from "../server/errors.ts";
+import { etcdVersion } from "../server/etcd-server.ts";
+import { ErrMemberBadURLs, ErrNotLeader } from "../server/errors.ts";
 import { check, orThrow, toGrpcError } from "./errors.ts";
 
 /** EtcdApi serves the unary RPCs. */
@@ -27,18 +28,16 @@ export class EtcdApi {
     return { ...resp, header: this.header(resp.header) };
   }
 
-  /** put serves Put. */
+  /** put serves Put (the quota is checked before the request, as etcd's quotaKVServer wraps the KV server). */
   async put(r: pb.PutRequest, ctx: RequestContext = {}): Promise<pb.PutResponse> {
-    this.requireVoter();
+    await this.checkQuota({ put: r }, ctx);
     check(checkPutRequest(r));
-    await this.checkQuota({ put: r });
-    const res = await this.propose({ put: r }, ctx);
-    return { ...(res as pb.PutResponse), header: this.header((res as pb.PutResponse).header) };
+    const res = (await this.propose({ put: r }, ctx)) as pb.PutResponse;
+    return { ...res, header: this.header(res.header) };
   }
 
   /** deleteRange serves DeleteRange. */
   async deleteRange(r: pb.DeleteRangeRequest, ctx: RequestContext = {}): Promise<pb.DeleteRangeResponse> {
-    this.requireVoter();
     check(checkDeleteRequest(r));
     const res = (await this.propose({ deleteRange: r }, ctx)) as pb.DeleteRangeResponse;
     return { ...res, header: this.header(res.header) };
@@ -46,7 +45,7 @@ export class EtcdApi {
 
   /** txn serves Txn; a read-only txn is served locally after a linearizable read, as etcd does. */
   async txn(r: pb.TxnRequest, ctx: RequestContext = {}): Promise<pb.TxnResponse> {
-    this.requireVoter();
+    await this.checkQuota({ txn: r }, ctx);
     check(checkTxnRequest(r, this.server.config.maxTxnOps));
     if (isTxnReadonly(r)) {
       await this.linearizable();
@@ -54,27 +53,31 @@ export class EtcdApi {
       const resp = orThrow(applyTxn(sm.store, (id) => sm.lessor.lookup(id) !== undefined, r));
       return { ...resp, header: this.header(resp.header) };
     }
-    await this.checkQuota({ txn: r });
     const res = (await this.propose({ txn: r }, ctx)) as pb.TxnResponse;
     return { ...res, header: this.header(res.header) };
   }
 
-  /** compact serves Compact; with physical set it returns after the compaction has been done. */
+  /** compact serves Compact; with physical set it returns after the compaction has been done and committed. */
   async compact(r: pb.CompactionRequest, ctx: RequestContext = {}): Promise<pb.CompactionResponse> {
-    this.requireVoter();
-    const result = await this.server.propose({ compaction: r }, ctx);
+    let result;
+    try {
+      result = await this.server.propose({ compaction: r }, ctx);
+    } catch (err) {
+      throw toGrpcError(err);
+    }
+    if (r.physical && result.compaction) {
+      await result.compaction.done;
+      this.server.backend.forceCommit();
+    }
     if (result.err) throw toGrpcError(result.err);
-    if (r.physical && result.compaction) await result.compaction.done;
-    const resp = result.resp as pb.CompactionResponse;
-    return { header: this.header(resp.header) };
+    return { header: this.header() };
   }
 
   // ---- Lease --------------------------------------------------------------------------------------
 
   /** leaseGrant serves LeaseGrant (an id is chosen when the request has none). */
   async leaseGrant(r: pb.LeaseGrantRequest, ctx: RequestContext = {}): Promise<pb.LeaseGrantResponse> {
-    this.requireVoter();
-    await this.checkQuota({ leaseGrant: r });
+    await this.checkQuota({ leaseGrant: r }, ctx);
     const req = r.ID === 0n ? { ...r, ID: this.server.newLeaseId() } : r;
     const res = (await this.propose({ leaseGrant: req }, ctx)) as pb.LeaseGrantResponse;
     return { ...res, header: this.header(res.header) };
@@ -82,38 +85,39 @@ export class EtcdApi {
 
   /** leaseRevoke serves LeaseRevoke. */
   async leaseRevoke(r: pb.LeaseRevokeRequest, ctx: RequestContext = {}): Promise<pb.LeaseRevokeResponse> {
-    this.requireVoter();
     const res = (await this.propose({ leaseRevoke: r }, ctx)) as pb.LeaseRevokeResponse;
     return { header: this.header(res.header) };
   }
 
-  /** leaseRenew is one LeaseKeepAlive exchange: TTL 0 for a lease that does not exist (etcd's keep-alive). */
-  async leaseRenew(id: bigint): Promise<pb.LeaseKeepAliveResponse> {
-    this.requireVoter();
+  /**
+   * leaseRenew is one LeaseKeepAlive exchange. Its header is taken before the renewal (a lease revoked at
+   * rev 3 never shows a keep-alive at rev 4); an unknown lease answers TTL 0, as etcd's keep-alive does.
+   */
+  async leaseRenew(id: bigint, ctx: RequestContext = {}): Promise<pb.LeaseKeepAliveResponse> {
+    const header = this.header();
     try {
-      const ttl = await this.server.leaseRenew(id);
-      return { header: this.header(), ID: id, TTL: ttl };
+      const ttl = await this.server.leaseRenew(id, ctx);
+      return { header, ID: id, TTL: ttl };
     } catch (err) {
-      if (err === ErrLeaseNotFound || (isEtcdError(err) && err.message === ErrLeaseNotFound.message)) {
-        return { header: this.header(), ID: id, TTL: 0 };
-      }
+      if (err === ErrLeaseNotFound) return { header, ID: id, TTL: 0 };
       throw toGrpcError(err);
     }
   }
 
   /** leaseTimeToLive serves LeaseTimeToLive (TTL -1 for a lease that does not exist). */
-  async leaseTimeToLive(r: pb.LeaseTimeToLiveRequest): Promise<pb.LeaseTimeToLiveResponse> {
-    this.requireVoter();
-    const res = await this.server.leaseTimeToLive(r.ID, r.keys).catch((err: unknown) => {
+  async leaseTimeToLive(r: pb.LeaseTimeToLiveRequest, ctx: RequestContext = {}): Promise<pb.LeaseTimeToLiveResponse> {
+    try {
+      const res = await this.server.leaseTimeToLive(r.ID, r.keys, ctx);
+      if (res.ttl === -1) return { header: this.header(), ID: r.ID, TTL: -1, grantedTTL: 0, keys: [] };
+      return { header: this.header(), ID: r.ID, TTL: res.ttl, grantedTTL: res.grantedTtl, keys: res.keys };
+    } catch (err) {
+      if (err === ErrLeaseNotFound) return { header: this.header(), ID: r.ID, TTL: -1, grantedTTL: 0, keys: [] };
       throw toGrpcError(err);
-    });
-    if (res.ttl === -1) return { header: this.header(), ID: r.ID, TTL: -1, grantedTTL: 0, keys: [] };
-    return { header: this.header(), ID: r.ID, TTL: res.ttl, grantedTTL: res.grantedTtl, keys: res.keys };
+    }
   }
 
   /** leaseLeases serves LeaseLeases (after a linearizable read, as etcd 3.6 does). */
   async leaseLeases(): Promise<pb.LeaseLeasesResponse> {
-    this.requireVoter();
     await this.linearizable();
     const leases = this.server.sm.lessor.leases().map((l) => ({ ID: l.id }));
     return { header: this.header(), leases };
@@ -123,9 +127,8 @@ export class EtcdApi {
 
   /** memberAdd serves MemberAdd. */
   async memberAdd(r: pb.MemberAddRequest, ctx: RequestContext = {}): Promise<pb.MemberAddResponse> {
-    this.requireVoter();
-    checkUrls(r.peerURLs);
-    const { member, members } = await this.server.memberAdd(r.peerURLs, r.isLearner, ctx).catch(rethrow);
+    const urls = parseUrls(r.peerURLs);
+    const { member, members } = await this.server.membership.add(urls, r.isLearner, ctx.signal).catch(rethrow);
     return {
       header: this.header(),
       member: { ID: member.id, name: "", peerURLs: member.peerURLs, clientURLs: [], isLearner: member.isLearner },
@@ -135,16 +138,14 @@ export class EtcdApi {
 
   /** memberRemove serves MemberRemove. */
   async memberRemove(r: pb.MemberRemoveRequest, ctx: RequestContext = {}): Promise<pb.MemberRemoveResponse> {
-    this.requireVoter();
-    const members = await this.server.memberRemove(r.ID, ctx).catch(rethrow);
+    const members = await this.server.membership.remove(r.ID, ctx.signal).catch(rethrow);
     return { header: this.header(), members: members.map(toPbMember) };
   }
 
   /** memberUpdate serves MemberUpdate. */
   async memberUpdate(r: pb.MemberUpdateRequest, ctx: RequestContext = {}): Promise<pb.MemberUpdateResponse> {
-    this.requireVoter();
-    checkUrls(r.peerURLs);
-    const members = await this.server.memberUpdate(r.ID, r.peerURLs, ctx).catch(rethrow);
+    const urls = parseUrls(r.peerURLs);
+    const members = await this.server.membership.update(r.ID, urls, ctx.signal).catch(rethrow);
     return { header: this.header(), members: members.map(toPbMember) };
   }
 
@@ -155,9 +156,8 @@ export class EtcdApi {
   }
 
   /** memberPromote serves MemberPromote. */
-  async memberPromote(r: pb.MemberPromoteRequest): Promise<pb.MemberPromoteResponse> {
-    this.requireVoter();
-    const members = await this.server.memberPromote(r.ID).catch(rethrow);
+  async memberPromote(r: pb.MemberPromoteRequest, ctx: RequestContext = {}): Promise<pb.MemberPromoteResponse> {
+    const members = await this.server.membership.promote(r.ID, ctx.signal).catch(rethrow);
     return { header: this.header(), members: members.map(toPbMember) };
   }
 
@@ -165,7 +165,6 @@ export class EtcdApi {
 
   /** alarm serves Alarm (every action goes through Raft, as in etcd). */
   async alarm(r: pb.AlarmRequest, ctx: RequestContext = {}): Promise<pb.AlarmResponse> {
-    this.requireVoter();
     const alarms = await this.server.alarm(r.action, r.memberID, r.alarm, ctx).catch(rethrow);
     return { header: this.header(), alarms };
   }
@@ -178,10 +177,10 @@ export class EtcdApi {
     for (const a of s.alarms()) errors.push(formatAlarm(a));
     return {
       header: this.header(),
-      version: "3.6.0",
+      version: etcdVersion,
       dbSize: s.backend.sizeBytes(),
       leader: s.leader(),
-      raftIndex: s.raftIndex(),
+      raftIndex: s.committed(),
       raftTerm: s.term(),
       raftAppliedIndex: s.applied(),
       errors,
@@ -195,7 +194,14 @@ export class EtcdApi {
 
   /** defragment serves Defragment. */
   async defragment(): Promise<pb.DefragmentResponse> {
-    await this.server.defragment();
+    this.server.logger.info("v3rpc/maintenance.go:117", "starting defragment");
+    try {
+      await this.server.defragment();
+    } catch (err) {
+      this.server.logger.warn("v3rpc/maintenance.go:122", "failed to defragment", { error: (err as Error).message });
+      throw toGrpcError(err);
+    }
+    this.server.logger.info("v3rpc/maintenance.go:125", "finished defragment");
     return { header: this.header() };
   }
 
@@ -218,6 +224,7 @@ export class EtcdApi {
 
   /** moveLeader serves MoveLeader (this member must lead). */
   async moveLeader(r: pb.MoveLeaderRequest): Promise<pb.MoveLeaderResponse> {
+    if (!this.server.isLeader()) throw toGrpcError(ErrNotLeader);
     await this.server.moveLeader(r.targetID).catch(rethrow);
     return { header: this.header() };
   }
@@ -252,21 +259,17 @@ export class EtcdApi {
     await this.server.linearizableRead().catch(rethrow);
   }
 
-  private requireVoter(): void {
-    if (this.server.isLearner()) throw toGrpcError(ErrNotSupportedForLearner);
-  }
-
-  /** checkQuota mirrors etcd's quotaKVServer: over quota raises the NOSPACE alarm and fails the request. */
-  private async checkQuota(req: Parameters<EtcdServer["sm"]["quotaAvailable"]>[0]): Promise<void> {
+  /** checkQuota mirrors etcd's quotaAlarmer: a request over quota raises the NOSPACE alarm and fails. */
+  private async checkQuota(req: QuotaRequest, ctx: RequestContext): Promise<void> {
     if (this.server.sm.quotaAvailable(req)) return;
     await this.server
-      .alarm(pb.AlarmRequest_AlarmAction.ACTIVATE, this.server.memberId, pb.AlarmType.NOSPACE)
+      .alarm(pb.AlarmRequest_AlarmAction.ACTIVATE, this.server.memberId, pb.AlarmType.NOSPACE, ctx)
       .catch(() => undefined);
     throw toGrpcError(ErrNoSpace);
   }
 
   private async propose(req: Partial<pb.InternalRaftRequest>, ctx: RequestContext): Promise<unknown> {
-    let result: ApplyResult;
+    let result;
     try {
       result = await this.server.propose(req, ctx);
     } catch (err) {
@@ -281,15 +284,24 @@ function rethrow(err: unknown): never {
   throw toGrpcError(err);
 }
 
-function checkUrls(urls: string[]): void {
+/**
+ * parseUrls validates peer URLs as etcd's types.NewURLs does (scheme http, https, unix or unixs; a host:port;
+ * no path) and sorts them; a bad URL answers `etcdserver: given member URLs are invalid`.
+ */
+export function parseUrls(urls: string[]): string[] {
   for (const u of urls) {
+    let url: URL;
     try {
-      const url = new URL(u);
-      if (!["http:", "https:", "unix:", "unixs:"].includes(url.protocol) || url.port === "") throw new Error("bad");
+      url = new URL(u.trim());
     } catch {
       throw toGrpcError(ErrMemberBadURLs);
     }
+    const scheme = url.protocol.replace(/:$/, "");
+    if (!["http", "https", "unix", "unixs"].includes(scheme)) throw toGrpcError(ErrMemberBadURLs);
+    if ((scheme === "http" || scheme === "https") && !/:\d+$/.test(url.host)) throw toGrpcError(ErrMemberBadURLs);
+    if (url.pathname !== "" && url.pathname !== "/") throw toGrpcError(ErrMemberBadURLs);
   }
+  return urls.map((u) => u.trim()).sort();
 }
 
 /** toPbMember converts a membership record to the API's Member. */

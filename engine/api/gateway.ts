@@ -11,8 +11,10 @@ import type { MessageType } from "../proto/message-type.ts";
 import * as pb from "../proto/gen/etcdserverpb.ts";
 import type { EtcdApi } from "./etcd-api.ts";
 import { toGrpcError } from "./errors.ts";
+import { awaitReady, checkStream, checkUnary, snapshotMethod } from "./interceptor.ts";
 import { serveWatch } from "./watch-service.ts";
 import { serveSnapshot } from "./services.ts";
+import { ErrAuthNotSupported } from "../server/errors.ts";
 
 type Req = IncomingMessage | Http2ServerRequest;
 type Res = ServerResponse | Http2ServerResponse;
@@ -84,7 +86,9 @@ export async function serveGateway(api: EtcdApi, req: Req, res: Res, url: URL): 
   const route = routes.get(path);
   const streaming = path === "/v3/watch" || path === "/v3/lease/keepalive" || path === "/v3/maintenance/snapshot";
   if (!route && !streaming) {
-    if (path.startsWith("/v3/auth/")) return sendError(res, new GrpcError(GrpcStatus.UNIMPLEMENTED, authText));
+    if (path.startsWith("/v3/auth/")) {
+      return sendError(res, new GrpcError(GrpcStatus.UNIMPLEMENTED, ErrAuthNotSupported.message));
+    }
     res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
     res.end("404 page not found\n");
     return;
@@ -106,6 +110,8 @@ export async function serveGateway(api: EtcdApi, req: Req, res: Res, url: URL): 
       return sendError(res, new GrpcError(GrpcStatus.INVALID_ARGUMENT, (err as Error).message));
     }
     try {
+      await awaitReady(api.server, undefined);
+      checkUnary(api.server, grpcMethodOf(path), parsed, {});
       const out = await route.call(api, parsed);
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify(toGatewayValue(route.res, out)));
@@ -117,7 +123,13 @@ export async function serveGateway(api: EtcdApi, req: Req, res: Res, url: URL): 
   await serveStream(api, path, body, req, res);
 }
 
-const authText = "etcd-lab: authentication is not supported yet (auth RPCs are not implemented)";
+/** grpcMethodOf names the gRPC method behind a gateway path, for the interceptor's learner rule. */
+function grpcMethodOf(path: string): string {
+  if (path === "/v3/kv/range") return "/etcdserverpb.KV/Range";
+  if (path === "/v3/maintenance/status") return "/etcdserverpb.Maintenance/Status";
+  if (path === "/v3/maintenance/snapshot") return snapshotMethod;
+  return path;
+}
 
 async function serveStream(api: EtcdApi, path: string, body: string, req: Req, res: Res): Promise<void> {
   const abort = new AbortController();
@@ -141,6 +153,8 @@ async function serveStream(api: EtcdApi, path: string, body: string, req: Req, r
     write: (m: T) => writeResult(type as MessageType<unknown>, m),
   });
   try {
+    await awaitReady(api.server, abort.signal);
+    checkStream(api.server, grpcMethodOf(path), {});
     if (path === "/v3/watch") {
       const reqs = parseJsonStream(body).map((v) => fromGatewayJson(pb.WatchRequest, v as never));
       await serveWatch(api, api.server, untilAborted(reqs, abort.signal), writer(pb.WatchResponse));

@@ -13,10 +13,13 @@ type Res = ServerResponse | Http2ServerResponse;
 /** HttpHandler serves one request; it returns false when the path is not its own. */
 type Route = (req: Req, res: Res, url: URL) => void | Promise<void>;
 
-/** clientHttpHandler serves the non-gRPC requests of the client port (with etcd's permissive CORS headers). */
+/**
+ * clientHttpHandler serves the non-gRPC requests of the client port (with etcd's permissive CORS headers),
+ * once the member is ready: etcd serves nothing on its client port before it has published itself.
+ */
 export function clientHttpHandler(api: EtcdApi): (req: Req, res: Res) => void {
   const common = commonRoutes(api);
-  return (req, res) => {
+  const serve = (req: Req, res: Res): void => {
     res.setHeader("Access-Control-Allow-Headers", "accept, content-type, authorization");
     res.setHeader("Access-Control-Allow-Methods", "POST, GET, OPTIONS, PUT, DELETE");
     res.setHeader("Access-Control-Allow-Origin", "*");
@@ -33,6 +36,13 @@ export function clientHttpHandler(api: EtcdApi): (req: Req, res: Res) => void {
     const route = common.get(url.pathname);
     if (route) void route(req, res, url);
     else notFound(res);
+  };
+  return (req, res) => {
+    if (api.server.isReady()) return serve(req, res);
+    api.server.ready.then(
+      () => serve(req, res),
+      () => res.destroy(),
+    );
   };
 }
 

@@ -1,41 +1,57 @@
 // registerServices binds etcd's gRPC services (etcdserverpb.KV, Watch, Lease, Cluster, Maintenance, Auth and
-// grpc.health.v1.Health) to one member, with etcd's interceptor rules: a `hasleader` request fails with
-// `etcdserver: no leader` when there is none, and a learner serves only Status and serializable Range.
+// grpc.health.v1.Health) to one member. Every call first passes the interceptor checks (interceptor.ts):
+// readiness, learner rules, `hasleader`. Auth RPCs answer UNIMPLEMENTED with a clear text until auth exists.
 import type { GrpcServer, ServerCall, ServerWriter } from "../grpc/server.ts";
 import { GrpcError, GrpcStatus } from "../grpc/status.ts";
 import * as pb from "../proto/gen/etcdserverpb.ts";
 import { HealthCheckResponse_ServingStatus, HealthService } from "../proto/gen/grpc_health_v1.ts";
 import type { RequestContext } from "../server/etcd-server.ts";
-import { ErrNoLeader, ErrNotSupportedForLearner } from "../server/errors.ts";
+import { ErrAuthNotSupported, ErrNoLeader } from "../server/errors.ts";
 import { snapshotChunks } from "../snapshot/snapshot-stream.ts";
 import type { EtcdApi } from "./etcd-api.ts";
 import { toGrpcError } from "./errors.ts";
+import { awaitReady, checkStream, checkUnary, monitorLeader, requiresLeader } from "./interceptor.ts";
 import { serveWatch } from "./watch-service.ts";
-
-const authText = "etcd-lab: authentication is not supported yet (auth RPCs are not implemented)";
 
 /** registerServices adds every etcd service of `api` to `grpc`. */
 export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
   const server = api.server;
-  const ctxOf = (call: ServerCall): RequestContext => ({ signal: call.signal, deadlineMs: call.deadline });
   /** unary wraps a handler with etcd's interceptor checks and error conversion. */
   const unary =
-    <Q, S>(fn: (r: Q, ctx: RequestContext) => S | Promise<S>, learnerOk: (r: Q) => boolean = () => false) =>
+    <Q, S>(fn: (r: Q, ctx: RequestContext) => S | Promise<S>) =>
     async (r: Q, call: ServerCall): Promise<S> => {
       try {
-        if (call.metadata["hasleader"] === "true" && !server.hasLeader()) throw ErrNoLeader;
-        if (server.isLearner() && !learnerOk(r)) throw ErrNotSupportedForLearner;
-        return await fn(r, ctxOf(call));
+        await awaitReady(server, call.signal);
+        checkUnary(server, call.path, r, call.metadata);
+        return await fn(r, { signal: call.signal });
+      } catch (err) {
+        throw toGrpcError(err);
+      }
+    };
+  /** stream wraps a streaming handler with the stream interceptor and, for `hasleader`, the leader monitor. */
+  const stream =
+    <Q, S>(fn: (r: Q, call: ServerWriter<S>) => Promise<void>) =>
+    async (r: Q, call: ServerWriter<S>): Promise<void> => {
+      try {
+        await awaitReady(server, call.signal);
+        checkStream(server, call.path, call.metadata);
+        if (!requiresLeader(call.metadata)) return await fn(r, call);
+        let stopMonitor = (): void => {};
+        const lost = new Promise<never>((_, reject) => {
+          stopMonitor = monitorLeader(server, () => reject(toGrpcError(ErrNoLeader)));
+        });
+        try {
+          await Promise.race([fn(r, call), lost]);
+        } finally {
+          stopMonitor();
+        }
       } catch (err) {
         throw toGrpcError(err);
       }
     };
 
   grpc.addService(pb.KVService, {
-    Range: unary(
-      (r: pb.RangeRequest, c) => api.range(r, c),
-      (r) => r.serializable,
-    ),
+    Range: unary((r: pb.RangeRequest, c) => api.range(r, c)),
     Put: unary((r: pb.PutRequest, c) => api.put(r, c)),
     DeleteRange: unary((r: pb.DeleteRangeRequest, c) => api.deleteRange(r, c)),
     Txn: unary((r: pb.TxnRequest, c) => api.txn(r, c)),
@@ -43,29 +59,21 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
   });
 
   grpc.addService(pb.WatchService, {
-    Watch: async (requests, call) => {
-      try {
-        await serveWatch(api, server, requests, call);
-      } catch (err) {
-        throw toGrpcError(err);
-      }
-    },
+    Watch: stream((requests: AsyncIterable<pb.WatchRequest>, call: ServerWriter<pb.WatchResponse>) =>
+      serveWatch(api, server, requests, call),
+    ),
   });
 
   grpc.addService(pb.LeaseService, {
     LeaseGrant: unary((r: pb.LeaseGrantRequest, c) => api.leaseGrant(r, c)),
     LeaseRevoke: unary((r: pb.LeaseRevokeRequest, c) => api.leaseRevoke(r, c)),
-    LeaseTimeToLive: unary((r: pb.LeaseTimeToLiveRequest) => api.leaseTimeToLive(r)),
+    LeaseTimeToLive: unary((r: pb.LeaseTimeToLiveRequest, c) => api.leaseTimeToLive(r, c)),
     LeaseLeases: unary(() => api.leaseLeases()),
-    LeaseKeepAlive: async (requests, call) => {
-      try {
-        if (call.metadata["hasleader"] === "true" && !server.hasLeader()) throw ErrNoLeader;
-        if (server.isLearner()) throw ErrNotSupportedForLearner;
-        for await (const r of requests) await call.write(await api.leaseRenew(r.ID));
-      } catch (err) {
-        throw toGrpcError(err);
-      }
-    },
+    LeaseKeepAlive: stream(
+      async (requests: AsyncIterable<pb.LeaseKeepAliveRequest>, call: ServerWriter<pb.LeaseKeepAliveResponse>) => {
+        for await (const r of requests) await call.write(await api.leaseRenew(r.ID, { signal: call.signal }));
+      },
+    ),
   });
 
   grpc.addService(pb.ClusterService, {
@@ -73,32 +81,22 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
     MemberRemove: unary((r: pb.MemberRemoveRequest, c) => api.memberRemove(r, c)),
     MemberUpdate: unary((r: pb.MemberUpdateRequest, c) => api.memberUpdate(r, c)),
     MemberList: unary((r: pb.MemberListRequest) => api.memberList(r)),
-    MemberPromote: unary((r: pb.MemberPromoteRequest) => api.memberPromote(r)),
+    MemberPromote: unary((r: pb.MemberPromoteRequest, c) => api.memberPromote(r, c)),
   });
 
   grpc.addService(pb.MaintenanceService, {
     Alarm: unary((r: pb.AlarmRequest, c) => api.alarm(r, c)),
-    Status: unary(
-      () => api.status(),
-      () => true,
-    ),
+    Status: unary(() => api.status()),
     Defragment: unary(() => api.defragment()),
     Hash: unary(() => api.hash()),
     HashKV: unary((r: pb.HashKVRequest) => api.hashKV(r)),
     MoveLeader: unary((r: pb.MoveLeaderRequest) => api.moveLeader(r)),
     Downgrade: unary((r: pb.DowngradeRequest) => api.downgrade(r)),
-    Snapshot: async (_r, call) => {
-      try {
-        if (server.isLearner()) throw ErrNotSupportedForLearner;
-        await serveSnapshot(api, call);
-      } catch (err) {
-        throw toGrpcError(err);
-      }
-    },
+    Snapshot: stream((_r: pb.SnapshotRequest, call: ServerWriter<pb.SnapshotResponse>) => serveSnapshot(api, call)),
   });
 
   const unimplemented = (): never => {
-    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, authText);
+    throw new GrpcError(GrpcStatus.UNIMPLEMENTED, ErrAuthNotSupported.message);
   };
   grpc.addService(
     pb.AuthService,

@@ -7,25 +7,18 @@ import { WatchStream } from "../mvcc/watch-stream.ts";
 import { Event_EventType } from "../proto/gen/mvccpb.ts";
 import * as pb from "../proto/gen/etcdserverpb.ts";
 import type { EtcdServer } from "../server/etcd-server.ts";
-import { ErrNoLeader, ErrNotSupportedForLearner } from "../server/errors.ts";
 import type { EtcdApi } from "./etcd-api.ts";
-import { toGrpcError } from "./errors.ts";
 
 /** invalidWatchId is clientv3.InvalidWatchID, the id of a failed create. */
 const invalidWatchId = -1;
-/** maxNoLeaderChecks: a `hasleader` stream ends after this many checks without a leader (etcd: 3). */
-const maxNoLeaderChecks = 3;
 
-/** serveWatch runs one Watch stream until the client closes it or the call fails. */
+/** serveWatch runs one Watch stream until the client closes it or the call fails (the caller ran the interceptor). */
 export async function serveWatch(
   api: EtcdApi,
   server: EtcdServer,
   requests: AsyncIterable<pb.WatchRequest>,
   call: ServerWriter<pb.WatchResponse>,
 ): Promise<void> {
-  const requireLeader = call.metadata["hasleader"] === "true";
-  if (requireLeader && !server.hasLeader()) throw toGrpcError(ErrNoLeader);
-  if (server.isLearner()) throw toGrpcError(ErrNotSupportedForLearner);
   const ws = new WatchStream(server.sm.store);
   const progress = new Set<number>();
   const sentSinceTick = new Set<number>();
@@ -62,17 +55,6 @@ export async function serveWatch(
     drain();
   }, server.config.watchProgressNotifyIntervalMs);
   progressTimer.unref();
-  let noLeaderChecks = 0;
-  let leaderTimer: NodeJS.Timeout | undefined;
-  const leaderLost = new Promise<never>((_, reject) => {
-    if (!requireLeader) return;
-    leaderTimer = setInterval(() => {
-      noLeaderChecks = server.hasLeader() ? 0 : noLeaderChecks + 1;
-      if (noLeaderChecks >= maxNoLeaderChecks) reject(toGrpcError(ErrNoLeader));
-    }, server.config.electionMs);
-    leaderTimer.unref();
-  });
-  leaderLost.catch(() => {});
 
   const consume = async (): Promise<void> => {
     for await (const req of requests) {
@@ -121,12 +103,11 @@ export async function serveWatch(
   };
 
   try {
-    await Promise.race([consume(), leaderLost]);
+    await consume();
     await writing;
     if (failed) throw failed;
   } finally {
     clearInterval(progressTimer);
-    if (leaderTimer) clearInterval(leaderTimer);
     ws.close();
   }
 }

@@ -22,6 +22,17 @@ export interface MessageCodec {
   decode(b: Uint8Array): Message;
 }
 
+/** PeerRequestError is a failed peer call: the remote's error text and, for an etcd error, its gRPC code. */
+export class PeerRequestError extends Error {
+  override name = "PeerRequestError";
+  constructor(
+    message: string,
+    readonly code: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
 /** PeerStanding says whether an id may talk to this member. */
 export type PeerStanding = "member" | "removed" | "unknown";
 
@@ -69,7 +80,6 @@ interface PeerState {
   ready: boolean;
   queue: { frame: Buffer; onFail: () => void }[];
   queuedBytes: number;
-  backoffMs: number;
   retryTimer?: NodeJS.Timeout | undefined;
   active: boolean;
   activeSinceMs: number;
@@ -79,6 +89,8 @@ const maxQueueFrames = 4096;
 const maxQueueBytes = 64 * 1024 * 1024;
 const snapshotChunkBytes = 256 * 1024;
 const pingIntervalMs = 1000;
+/** redialIntervalMs is how long a lost peer connection waits before dialing again (etcd's rafthttp: 100 ms). */
+const redialIntervalMs = 100;
 
 /** PeerTransport connects this member to its peers. */
 export class PeerTransport {
@@ -143,10 +155,11 @@ export class PeerTransport {
   static async fetchCluster(
     peerUrls: readonly string[],
     timeoutMs: number,
+    tls?: SecureContextOptions & { rejectUnauthorized?: boolean },
   ): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
     for (const raw of peerUrls) {
       try {
-        return await askCluster(new URL(raw), timeoutMs);
+        return await askCluster(new URL(raw), timeoutMs, tls);
       } catch {
         /* try the next peer */
       }
@@ -175,7 +188,6 @@ export class PeerTransport {
       ready: false,
       queue: [],
       queuedBytes: 0,
-      backoffMs: 100,
       active: false,
       activeSinceMs: 0,
     };
@@ -215,6 +227,13 @@ export class PeerTransport {
   /** peerName gives a peer's member name ("" when unknown). */
   peerName(id: bigint): string {
     return this.peers.get(id)?.name ?? "";
+  }
+
+  /** activePeerCount counts the peers whose connection is up (rafthttp's ActivePeers). */
+  activePeerCount(): number {
+    let n = 0;
+    for (const p of this.peers.values()) if (p.active) n++;
+    return n;
   }
 
   /** activeSince says since when (ms) a peer's connection has been up, or 0 if it is down. */
@@ -363,19 +382,18 @@ export class PeerTransport {
         }
         p.connecting = false;
         p.ready = true;
-        p.backoffMs = 100;
         this.setActive(p, true);
         this.flush(p);
         return;
       }
       case FrameKind.Response: {
-        const r = parseJsonBody<{ id: number; ok: boolean; body?: unknown; error?: string }>(body);
+        const r = parseJsonBody<{ id: number; ok: boolean; body?: unknown; error?: string; code?: number }>(body);
         const w = this.pending.get(r.id);
         if (!w) return;
         this.pending.delete(r.id);
         clearTimeout(w.timer);
         if (r.ok) w.resolve(r.body);
-        else w.reject(new Error(r.error ?? "peer request failed"));
+        else w.reject(new PeerRequestError(r.error ?? "peer request failed", r.code));
         return;
       }
       case FrameKind.Pong: {
@@ -405,8 +423,19 @@ export class PeerTransport {
     p.retryTimer = setTimeout(() => {
       p.retryTimer = undefined;
       this.dial(p);
-    }, p.backoffMs);
-    p.backoffMs = Math.min(p.backoffMs * 2, 1000);
+    }, redialIntervalMs);
+  }
+
+  /**
+   * redialNow skips the retry wait of a peer that just connected to us: it is up, so our own connection to
+   * it can be made at once (start-up: members come up within a few hundred ms of each other).
+   */
+  private redialNow(id: bigint): void {
+    const p = this.peers.get(id);
+    if (!p || p.sock || !p.retryTimer) return;
+    clearTimeout(p.retryTimer);
+    p.retryTimer = undefined;
+    this.dial(p);
   }
 
   private setActive(p: PeerState, active: boolean): void {
@@ -577,6 +606,7 @@ export class PeerTransport {
           from = BigInt(hello.from);
           fromName = this.peers.get(from)?.name ?? "";
           sock.write(jsonFrame(FrameKind.HelloAck, { ok: true }));
+          this.redialNow(from);
           continue;
         }
         this.receivedBytes.inc(body.length + 5, { From: formatId(from) });
@@ -593,9 +623,16 @@ export class PeerTransport {
             const peerId = from;
             this.opts.onRequest(peerId, req.method, req.body).then(
               (res) => sock.writable && sock.write(jsonFrame(FrameKind.Response, { id: req.id, ok: true, body: res })),
-              (err: Error) =>
+              (err: { message: string; code?: unknown }) =>
                 sock.writable &&
-                sock.write(jsonFrame(FrameKind.Response, { id: req.id, ok: false, error: err.message })),
+                sock.write(
+                  jsonFrame(FrameKind.Response, {
+                    id: req.id,
+                    ok: false,
+                    error: err.message,
+                    ...(typeof err.code === "number" ? { code: err.code } : {}),
+                  }),
+                ),
             );
             break;
           }
@@ -660,11 +697,14 @@ export class PeerTransport {
   }
 }
 
-async function askCluster(url: URL, timeoutMs: number): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
+async function askCluster(
+  url: URL,
+  timeoutMs: number,
+  tls: (SecureContextOptions & { rejectUnauthorized?: boolean }) | undefined,
+): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port);
-  const sock =
-    url.protocol === "https:" ? tlsConnect({ host, port, rejectUnauthorized: false }) : netConnect({ host, port });
+  const sock = url.protocol === "https:" ? tlsConnect({ host, port, ...tls }) : netConnect({ host, port });
   const timer = setTimeout(() => sock.destroy(new Error("timeout")), timeoutMs);
   try {
     await once(sock, url.protocol === "https:" ? "secureConnect" : "connect");

@@ -49,8 +49,16 @@ export const ErrMemberNotEnoughStarted = precondition(
 export const ErrMemberBadURLs = new EtcdError("etcdserver: given member URLs are invalid", GrpcCode.InvalidArgument);
 /** ErrCanceled: the client went away. */
 export const ErrCanceled = new EtcdError("etcdserver: request canceled", GrpcCode.Canceled);
-/** ErrProposeContextDeadline: the proposal never reached a leader before the server's own timeout. */
-export const ErrProposeContextDeadline = new EtcdError("context deadline exceeded", GrpcCode.Unknown);
+/**
+ * ErrProposeContextDeadline: the proposal never reached a leader before the request timeout. etcd 3.6 returns
+ * the bare context error, which gRPC turns into DEADLINE_EXCEEDED (3.4 answered UNKNOWN).
+ */
+export const ErrProposeContextDeadline = new EtcdError("context deadline exceeded", 4 as GrpcCode);
+/** ErrTimeoutLeaderTransfer: MoveLeader's transferee did not take over before the deadline. */
+export const ErrTimeoutLeaderTransfer = new EtcdError(
+  "etcdserver: request timed out, leader transfer took too long",
+  GrpcCode.Unknown,
+);
 /** ErrAuthNotSupported: auth RPCs until auth is built (etcd-lab specific). */
 export const ErrAuthNotSupported = new EtcdError(
   "etcd-lab: authentication is not supported yet (auth RPCs are not implemented)",

@@ -71,7 +71,9 @@ export class RaftDriver {
   raftState: StateType = StateType.Follower;
   /** lead is the leader this node knows after the last Ready. */
   lead: NodeId = 0n as NodeId;
-  private readonly proposalsCommitted;
+  /** term and commit are the persisted HardState's (cheap to read for every response header). */
+  term = 0;
+  commit = 0;
   private readonly heartbeatSendFailures;
 
   constructor(opts: RaftDriverOptions) {
@@ -84,16 +86,18 @@ export class RaftDriver {
     this.heartbeatMs = opts.heartbeatMs;
     const raftLog = opts.logger.named?.("raft") ?? opts.logger;
     this.node = new RawNode({ ...opts.raft, logger: raftLogger(raftLog) }, this.storage);
-    this.proposalsCommitted = opts.registry.gauge(
+    const hs = this.storage.initialState().hardState;
+    this.term = hs.term;
+    this.commit = hs.commit;
+    opts.registry.gauge(
       "etcd_server_proposals_committed_total",
       "The total number of consensus proposals committed.",
-      () => this.node.status().commit,
+      () => this.commit,
     );
     this.heartbeatSendFailures = opts.registry.counter(
       "etcd_server_heartbeat_send_failures_total",
       "The total number of leader heartbeat send failures (likely overloaded from slow disk).",
     );
-    void this.proposalsCommitted;
   }
 
   /** start begins ticking (one tick per heartbeat interval). */
@@ -170,20 +174,26 @@ export class RaftDriver {
   }
 
   /**
-   * createSnapshot records a Raft snapshot at `index` (already applied) with `data`, persists it (snap file,
-   * then WAL marker), and compacts the in-memory log keeping `catchupEntries` behind it for slow followers.
+   * snapshot records a Raft snapshot at `index` (already applied) with `data` in the in-memory log and, when
+   * `toDisk`, persists it (snap file, then WAL marker) and lets the WAL release the segments before it.
    */
-  createSnapshot(index: LogIndex, confState: ConfState, data: Uint8Array, catchupEntries: number): Snapshot {
+  snapshot(index: LogIndex, confState: ConfState, data: Uint8Array, toDisk: boolean): Snapshot {
     const snap = this.storage.createSnapshot(index, confState, data);
-    this.snapshotter.saveSnap(snap);
-    this.wal.saveSnapshot({ index: snap.metadata.index, term: snap.metadata.term, confState: snap.metadata.confState });
-    this.wal.releaseLockTo(snap.metadata.index);
-    const compactTo = index - catchupEntries;
-    if (compactTo > this.storage.firstIndex()) {
-      this.storage.compact(compactTo as LogIndex);
-      this.logger.info("etcdserver/server.go:2432", "compacted Raft logs", { "compact-index": compactTo });
+    if (toDisk) {
+      this.snapshotter.saveSnap(snap);
+      this.wal.saveSnapshot({
+        index: snap.metadata.index,
+        term: snap.metadata.term,
+        confState: snap.metadata.confState,
+      });
+      this.wal.releaseLockTo(snap.metadata.index);
     }
     return snap;
+  }
+
+  /** compactLog drops in-memory entries before `compactTo` (no-op when they are gone already). */
+  compactLog(compactTo: LogIndex): void {
+    if (compactTo > this.storage.firstIndex()) this.storage.compact(compactTo);
   }
 
   /** schedule processes pending Ready work soon (coalescing bursts of proposals into one fdatasync). */
@@ -246,7 +256,11 @@ export class RaftDriver {
           this.storage.applySnapshot(rd.snapshot);
           this.wal.releaseLockTo(rd.snapshot.metadata.index);
         }
-        if (rd.hardState) this.storage.setHardState(rd.hardState);
+        if (rd.hardState) {
+          this.storage.setHardState(rd.hardState);
+          this.term = rd.hardState.term;
+          this.commit = rd.hardState.commit;
+        }
         if (rd.entries.length > 0) this.storage.append(rd.entries);
         if (!leader) this.transport.send(rd.messages);
         if (rd.snapshot && !isEmptySnap(rd.snapshot)) this.app.applySnapshot(rd.snapshot);

@@ -3,6 +3,7 @@
 // applied up to the confirmed read index. A leader change fails the round (`etcdserver: leader changed`);
 // no answer within the request timeout fails it with `etcdserver: request timed out`.
 import type { Logger } from "../log/zap.ts";
+import type { Counter } from "../metrics/registry.ts";
 import type { EtcdError } from "../mvcc/errors.ts";
 import { ErrLeaderChanged, ErrStopped, ErrTimeout } from "./errors.ts";
 
@@ -34,7 +35,14 @@ export class LinearizableReader {
 
   constructor(
     private readonly src: ReadIndexSource,
-    private readonly opts: { logger: Logger; requestTimeoutMs: number; nowMs: () => number; idPrefix: bigint },
+    private readonly opts: {
+      logger: Logger;
+      requestTimeoutMs: number;
+      nowMs: () => number;
+      idPrefix: bigint;
+      /** metrics are etcd_server_slow_read_indexes_total and etcd_server_read_indexes_failed_total. */
+      metrics?: { slowReadIndexes: Counter; readIndexesFailed: Counter };
+    },
   ) {}
 
   /** wait resolves once a linearizable read may be served locally. */
@@ -50,7 +58,10 @@ export class LinearizableReader {
   /** onReadState delivers a ReadIndex answer from Raft. */
   onReadState(index: number, ctx: Uint8Array): void {
     const r = this.round;
-    if (!r || !sameBytes(r.ctx, ctx)) return;
+    if (!r || !sameBytes(r.ctx, ctx)) {
+      this.opts.metrics?.slowReadIndexes.inc();
+      return;
+    }
     this.round = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
@@ -100,10 +111,11 @@ export class LinearizableReader {
   private ask(): void {
     const r = this.round;
     if (!r) return;
-    this.src.readIndex(r.ctx);
+    if (this.src.readIndex(r.ctx)) this.opts.metrics?.readIndexesFailed.inc();
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (this.round !== r) return;
+      this.opts.metrics?.slowReadIndexes.inc();
       this.opts.logger.warn("etcdserver/v3_server.go:897", "waiting for ReadIndex response took too long, retrying", {
         "sent-request-id": new DataView(r.ctx.buffer).getBigUint64(0).toString(),
         "retry-timeout": `${readIndexRetryMs}ms`,
