@@ -175,10 +175,19 @@ export class Writer {
 
   /** bytes writes v length-prefixed. */
   bytes(v: Uint8Array): void {
-    this.uint32(v.length);
-    this.ensure(v.length);
-    this.buf.set(v, this.pos);
-    this.pos += v.length;
+    const n = v.length;
+    this.uint32(n);
+    this.ensure(n);
+    if (n < 64) {
+      // A loop beats TypedArray.set's call overhead for short values (keys, small values).
+      const buf = this.buf;
+      let pos = this.pos;
+      for (let i = 0; i < n; i++) buf[pos++] = v[i]!;
+      this.pos = pos;
+    } else {
+      this.buf.set(v, this.pos);
+      this.pos += n;
+    }
   }
 
   /** string writes v as length-prefixed UTF-8. */
@@ -254,15 +263,21 @@ export function encodeMessage<T>(write: (m: T, w: Writer) => void, m: T, reserve
   return w.finish();
 }
 
-/** decodeMessage runs a generated read function over all of bytes. */
+/**
+ * decodeMessage runs a generated read function over all of bytes. The input is copied once into memory the
+ * message owns, and bytes fields are views into that copy: decoded messages never alias the caller's buffer
+ * (which may be reused — a read buffer, an LMDB value), and a message with many bytes fields costs one
+ * allocation, not one per field. NB: a bytes field kept alone keeps its whole message's copy alive.
+ */
 export function decodeMessage<T>(read: (r: Reader, end: number) => T, bytes: Uint8Array): T {
-  const r = new Reader(bytes);
+  const r = new Reader(bytes.length === 0 ? bytes : Uint8Array.prototype.slice.call(bytes), true);
   return read(r, bytes.length);
 }
 
 /**
- * Reader reads protobuf values from a Uint8Array. Bytes fields are copied out, so decoded messages never alias
- * the input buffer. Every read checks bounds and throws ProtoDecodeError on truncated or malformed input.
+ * Reader reads protobuf values from a Uint8Array. Bytes fields never alias the caller's buffer: they are views
+ * into a private copy (decodeMessage) or copies. Every read checks bounds and throws ProtoDecodeError on
+ * truncated or malformed input.
  */
 export class Reader {
   /** buf is the input. */
@@ -272,9 +287,16 @@ export class Reader {
   private hi = 0;
   private lo = 0;
 
-  constructor(buf: Uint8Array) {
+  /**
+   * owned says buf is private to the messages decoded from it (decodeMessage's copy), so bytes() may return
+   * views into it; otherwise bytes() copies.
+   */
+  private readonly owned: boolean;
+
+  constructor(buf: Uint8Array, owned = false) {
     // A Uint8Array subclass (Node's) may alias on slice(); a plain Uint8Array view over the same memory copies.
     this.buf = buf.constructor === Uint8Array ? buf : new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.owned = owned;
   }
 
   private truncated(): never {
@@ -476,7 +498,7 @@ export class Reader {
   bytes(): Uint8Array {
     const end = this.delimitedEnd();
     if (end === this.pos) return EMPTY_BYTES;
-    const out = this.buf.slice(this.pos, end);
+    const out = this.owned ? this.buf.subarray(this.pos, end) : this.buf.slice(this.pos, end);
     this.pos = end;
     return out;
   }
