@@ -67,6 +67,9 @@ describe("EtcdClient KV over the in-memory fixture", () => {
       GrpcStatus.INVALID_ARGUMENT,
       "etcdserver: key is not provided",
     ]);
+    expect(failures[0]!.peer).toMatch(
+      /^Peer\{Addr: '127\.0\.0\.1:\d+', LocalAddr: '127\.0\.0\.1:\d+', AuthInfo: <nil>\}$/,
+    );
     expect(failures.map((f) => [f.method, f.attempt, f.error.goString()])).toEqual([
       ["/etcdserverpb.KV/Range", 0, "rpc error: code = InvalidArgument desc = etcdserver: key is not provided"],
     ]);
@@ -92,8 +95,9 @@ describe("EtcdClient KV over the in-memory fixture", () => {
     const line = formatRetryWarning(failures[0]!);
     expect(line).toMatch(
       new RegExp(
-        `^\\{"level":"warn","ts":"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}(Z|[+-]\\d{4})","caller":"v3@v3.6.0/retry_interceptor.go:65",` +
+        `^\\{"level":"warn","ts":"\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{6}(Z|[+-]\\d{4})","caller":"v3@v3.6.14/retry_interceptor.go:68",` +
           `"msg":"retrying of unary invoker failed","target":"etcd-endpoints://0xc000[0-9a-f]{6}/127.0.0.1:${port}",` +
+          `"peer":"Peer\\{Addr: <nil>, LocalAddr: <nil>, AuthInfo: <nil>\\}",` +
           `"method":"/etcdserverpb.KV/Range","attempt":0,"error":"rpc error: code = DeadlineExceeded desc = latest balancer error: ` +
           `last connection error: connection error: desc = \\\\"transport: Error while dialing: dial tcp 127.0.0.1:${port}: connect: connection refused\\\\""\\}$`,
       ),

@@ -4,7 +4,7 @@
 // refreshing an expired auth token. Up to 100 attempts, a 25 ms ±10% pause after each round over a quorum of
 // endpoints — etcd 3.6's retry_interceptor.go and retry.go.
 import type { MethodInfo } from "../proto/message-type.ts";
-import { unaryCall } from "../grpc/client-call.ts";
+import { goPeerString, unaryCall, type PeerInfo } from "../grpc/client-call.ts";
 import type { GrpcChannel } from "../grpc/channel.ts";
 import type { Metadata } from "../grpc/metadata.ts";
 import { GrpcError, GrpcStatus, toGrpcError } from "../grpc/status.ts";
@@ -110,6 +110,7 @@ export async function invokeUnary<Req, Res>(
       }
     }
     let g: GrpcError;
+    let peer: PeerInfo | undefined;
     try {
       return await unaryCall(s.pool.callTarget(dedicated?.channel), method, req, {
         deadline,
@@ -117,6 +118,7 @@ export async function invokeUnary<Req, Res>(
         metadata: s.metadata(),
         maxSendMessageBytes: s.maxCallSendMsgBytes,
         maxReceiveMessageBytes: s.maxCallRecvMsgBytes,
+        onPeer: (p) => (peer = p),
       });
     } catch (e) {
       g = toGrpcError(e);
@@ -124,7 +126,7 @@ export async function invokeUnary<Req, Res>(
     const done = callerDone();
     const err = toClientError(g, done);
     lastErr = err;
-    s.onRetryFailure?.({ target, method: method.path, attempt, error: err, at: new Date() });
+    s.onRetryFailure?.({ target, peer: goPeerString(peer), method: method.path, attempt, error: err, at: new Date() });
     if (g.code === GrpcStatus.DEADLINE_EXCEEDED || g.code === GrpcStatus.CANCELLED) {
       if (done) throw err;
       continue;

@@ -7,6 +7,8 @@ import type { EtcdClientError } from "./errors.ts";
 export interface RetryFailure {
   /** target is the grpc target name: `etcd-endpoints://0xc000123456/127.0.0.1:2379`. */
   target: string;
+  /** peer is grpc-go's peer.Peer text: `Peer{Addr: '127.0.0.1:2379', LocalAddr: '127.0.0.1:53514', AuthInfo: <nil>}`. */
+  peer: string;
   /** method is the RPC path: `/etcdserverpb.KV/Range`. */
   method: string;
   /** attempt counts from 0. */
@@ -17,8 +19,8 @@ export interface RetryFailure {
   at: Date;
 }
 
-/** retryWarningCaller is the zap caller etcd 3.6.0's client reports for the line. */
-export const retryWarningCaller = "v3@v3.6.0/retry_interceptor.go:65";
+/** retryWarningCaller is the zap caller etcd 3.6.14's client reports for the line (as etcdctl's printer). */
+export const retryWarningCaller = "v3@v3.6.14/retry_interceptor.go:68";
 
 /** zapTime formats a time as etcd's zap config does ("2006-01-02T15:04:05.000000Z0700", local time). */
 export function zapTime(d: Date): string {
@@ -35,13 +37,13 @@ export function zapTime(d: Date): string {
 }
 
 /**
- * formatRetryWarning renders the warning line (no trailing newline), field order as etcd 3.6.0 logs it:
- * level, ts, caller, msg, target, method, attempt, error.
+ * formatRetryWarning renders the warning line (no trailing newline), field order as etcd 3.6.14 logs it:
+ * level, ts, caller, msg, target, peer, method, attempt, error. (3.6.0-3.6.5 had no peer field.)
  */
 export function formatRetryWarning(f: RetryFailure, caller = retryWarningCaller): string {
   return (
     `{"level":"warn","ts":"${zapTime(f.at)}","caller":${JSON.stringify(caller)},` +
-    `"msg":"retrying of unary invoker failed","target":${JSON.stringify(f.target)},` +
+    `"msg":"retrying of unary invoker failed","target":${JSON.stringify(f.target)},"peer":${JSON.stringify(f.peer)},` +
     `"method":${JSON.stringify(f.method)},"attempt":${f.attempt},"error":${JSON.stringify(f.error.goString())}}`
   );
 }

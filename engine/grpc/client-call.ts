@@ -23,8 +23,8 @@ export interface CallOptions {
   maxSendMessageBytes?: number | undefined;
   /** maxReceiveMessageBytes bounds one response (clientv3: 2^31-1). */
   maxReceiveMessageBytes?: number | undefined;
-  /** onSession is told which connection the call went out on (clientv3's peer, for logs). */
-  onPeer?: ((peer: string) => void) | undefined;
+  /** onPeer is told which connection the call went out on (clientv3 logs it as grpc's peer). */
+  onPeer?: ((peer: PeerInfo) => void) | undefined;
 }
 
 /**
@@ -34,6 +34,22 @@ export interface CallOptions {
 export interface CallTarget {
   ready(waitForReady: boolean, deadline: number | undefined, signal?: AbortSignal): Promise<ClientHttp2Session>;
   trackCall(session: ClientHttp2Session, delta: 1 | -1): void;
+}
+
+/** PeerInfo is the connection a call used: remote and local `host:port` (IPv6 in brackets), TLS or not. */
+export interface PeerInfo {
+  remote: string;
+  local: string;
+  secure: boolean;
+}
+
+const hostPort = (host: string | undefined, port: number | undefined): string =>
+  host === undefined ? "" : `${host.includes(":") ? `[${host}]` : host}:${port ?? 0}`;
+
+/** goPeerString renders a PeerInfo as grpc-go's peer.Peer.String() (clientv3's retry warning `peer`). */
+export function goPeerString(p: PeerInfo | undefined): string {
+  if (!p) return "Peer{Addr: <nil>, LocalAddr: <nil>, AuthInfo: <nil>}";
+  return `Peer{Addr: '${p.remote}', LocalAddr: '${p.local}', AuthInfo: ${p.secure ? "'tls'" : "<nil>"}}`;
 }
 
 /** defaultMaxSendMessageBytes is clientv3's send limit (2 MiB). */
@@ -161,7 +177,11 @@ export class ClientCall<Req, Res> {
     this.channel.trackCall(session, 1);
     if (this.opts.onPeer) {
       const socket = session.socket;
-      this.opts.onPeer(`${socket.remoteAddress}:${socket.remotePort}`);
+      this.opts.onPeer({
+        remote: hostPort(socket.remoteAddress, socket.remotePort),
+        local: hostPort(socket.localAddress, socket.localPort),
+        secure: session.encrypted ?? false,
+      });
     }
     stream.on("response", (h: IncomingHttpHeaders) => this.onResponse(h));
     stream.on("data", (chunk: Buffer) => this.onData(chunk));
