@@ -4,7 +4,8 @@
 //     linearizable: so the model agrees with the store it models;
 //   - on random, often corrupted, small histories the search's verdict equals a brute force over every
 //     order that respects real time (unknown-outcome operations included or left out): so the search, its
-//     memo and the per-key split are exact. The run must see both verdicts often, or it proves nothing.
+//     memo and the per-key split are exact; on larger ones the search with its shortcuts (reads first,
+//     horizons) answers as the plain search does. Each run must see both verdicts often, or it proves nothing.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyDeleteRangeRequest, applyPutRequest, applyRangeRequest, applyTxn } from "../apply/kv-requests.ts";
@@ -161,17 +162,35 @@ describe.each([true, false])("checker vs references (revisions: %s)", (revisions
   it("agrees with a brute force on small corrupted histories", () => {
     const seen = { ok: 0, illegal: 0 };
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 2, max: 6 }), (seed, n) => {
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 2, max: 7 }), (seed, n) => {
         const rng = seededRng(seed);
         const ops = corrupt(rng, generate(rng, n));
         const want = bruteForce(model, ops) ? "ok" : "illegal";
         expect(checkHistory(model, ops).verdict, `seed ${seed} n ${n}: ${JSON.stringify(ops)}`).toBe(want);
         seen[want]++;
       }),
-      { numRuns: 400, seed: 20261202 },
+      { numRuns: 500, seed: 20261202 },
     );
     // Each verdict at least 10% of the time (revision corruptions are invisible to the per-key model).
-    expect(seen.illegal).toBeGreaterThan(40);
-    expect(seen.ok).toBeGreaterThan(40);
+    expect(seen.illegal).toBeGreaterThan(50);
+    expect(seen.ok).toBeGreaterThan(50);
+  });
+
+  it("gives the plain search's verdict with its shortcuts (reads first, horizons) on larger histories", () => {
+    // The same model without readOnly/clock/horizon: the search then runs plain WGL (exact, see above).
+    const plain: Model<KvState, KvInput, KvOutput> = { init: model.init, step: model.step, key: model.key };
+    const seen = { ok: 0, illegal: 0 };
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 2 ** 31 - 1 }), fc.integer({ min: 8, max: 24 }), (seed, n) => {
+        const rng = seededRng(seed);
+        const ops = corrupt(rng, generate(rng, n));
+        const want = checkHistory(plain, ops).verdict;
+        expect(checkHistory(model, ops).verdict, `seed ${seed} n ${n}`).toBe(want);
+        if (want !== "undecided") seen[want]++;
+      }),
+      { numRuns: 300, seed: 20261203 },
+    );
+    expect(seen.illegal).toBeGreaterThan(30);
+    expect(seen.ok).toBeGreaterThan(30);
   });
 });

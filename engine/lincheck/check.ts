@@ -47,7 +47,7 @@ export function checkHistory<S, I, O>(
   opts: CheckOptions = {},
 ): CheckResult<S, I, O> {
   validateHistory(history);
-  const kept = history.filter((op) => !(op.returnMs === undefined && model.readOnly?.(op.input) === true));
+  const kept = history.filter((op) => !(op.returnMs === undefined && model.readOnly?.(op.input, undefined) === true));
   const parts = model.partition ? model.partition(kept) : [[...kept]];
   let stepsLeft = opts.maxSteps ?? defaultMaxSteps;
   let steps = 0;

@@ -142,7 +142,19 @@ export function kvModel(opts: KvModelOptions): Model<KvState, KvInput, KvOutput>
   };
   return {
     init: () => initial,
-    readOnly: (input) => input.kind === "get" || input.kind === "range",
+    readOnly: (input, out) => {
+      switch (input.kind) {
+        case "get":
+        case "range":
+          return true;
+        case "delete":
+          return out?.deleted === 0;
+        case "txn":
+          return out?.succeeded !== undefined && (out.succeeded ? input.then : input.otherwise).kind === "get";
+        case "put":
+          return false;
+      }
+    },
     step(s, input, out) {
       switch (input.kind) {
         case "get":
@@ -198,11 +210,32 @@ export function kvModel(opts: KvModelOptions): Model<KvState, KvInput, KvOutput>
       }
       return k;
     },
-    ...(revs ? {} : { partition: (ops: readonly KvOperation[]) => partitionByKey(ops, initial) }),
+    ...(revs
+      ? { clock: (s: KvState) => s.revision, horizon: (input: KvInput, out: KvOutput) => horizon(input, out) }
+      : { partition: (ops: readonly KvOperation[]) => partitionByKey(ops, initial) }),
     describe: describeKvOperation,
     describeState: (s) =>
       `${revs ? `revision ${s.revision}: ` : ""}{${s.entries.map(([k, r]) => `${k}=${describeRecord(r, revs)}`).join(", ")}}`,
   };
+}
+
+/**
+ * horizon is the last store revision at which an operation with this answer can take effect: a write that
+ * answered revision r happened at r - 1 (it made r); anything that changed nothing happened at r.
+ */
+function horizon(input: KvInput, out: KvOutput): number {
+  switch (input.kind) {
+    case "put":
+      return out.revision - 1;
+    case "delete":
+      return out.deleted === 0 ? out.revision : out.revision - 1;
+    case "txn": {
+      const b = out.succeeded === undefined ? undefined : out.succeeded ? input.then : input.otherwise;
+      return b?.kind === "put" ? out.revision - 1 : out.revision;
+    }
+    default:
+      return out.revision;
+  }
 }
 
 /** partitionByKey splits a history into one part per key; a range becomes a get on every key it covers. */

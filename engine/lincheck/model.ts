@@ -23,8 +23,20 @@ export interface Model<S, I, O> {
    * (linearizability is local: Herlihy & Wing 1990, Theorem 1). Without it the history is one part.
    */
   partition?(ops: readonly Operation<I, O>[]): Operation<I, O>[][];
-  /** readOnly says an input never changes the state: such an operation with an unknown outcome is dropped. */
-  readOnly?(input: I): boolean;
+  /**
+   * clock and horizon let the search give up early on models with a clock that never goes back (etcd's
+   * revision): clock(state) is the state's clock, horizon(input, output) the largest clock at which an
+   * operation with that (known) output can still take effect (undefined: no bound). A configuration whose
+   * clock passed the horizon of an operation not linearized yet is dead.
+   */
+  clock?(state: S): number;
+  horizon?(input: I, output: O): number | undefined;
+  /**
+   * readOnly says that an operation with this output leaves the state as it is in every state where it is
+   * legal (output undefined: whatever its outcome). The checker drops unknown-outcome operations that are
+   * read-only, and linearizes legal read-only operations as soon as they may go (never a choice to undo).
+   */
+  readOnly?(input: I, output: O | undefined): boolean;
   /** describe renders an operation for failure reports. */
   describe?(input: I, output: O | undefined): string;
   /** describeState renders a state for failure reports. */

@@ -4,6 +4,12 @@
 // call may be linearized now if the model accepts it in the current state; reaching a return whose call is
 // not linearized yet means the current prefix cannot be extended, so the search backtracks. Unknown-outcome
 // operations return at +∞: they may be linearized anywhere after their call, and always last.
+//
+// Two shortcuts keep histories of thousands of etcd operations cheap; both only cut branches that cannot
+// succeed, and a property test checks the verdicts against the plain search: read-only operations are
+// linearized as soon as they may go, never as a choice (proof at the loop), and for models with a monotonic
+// clock (Model.clock/horizon: etcd's revision) a configuration is dead as soon as the clock passes the
+// horizon of an operation still pending, instead of when that operation's return is reached.
 import { assert } from "../common/assert.ts";
 import { Bitset, stringHash, zobristWords } from "./bitset.ts";
 import type { Operation } from "./history.ts";
@@ -111,45 +117,137 @@ export function searchLinearization<S, I, O>(
     cacheBytes += linearized.byteLength + cacheEntryOverheadBytes;
     return true;
   };
+  const expiry = horizonIndex(model, ops);
+  const readOnly = model.readOnly?.bind(model);
+  const memoFull = (): string => `memo of ${cacheEntries} configurations passed ${budget.maxCacheBytes} bytes`;
 
+  // The stack of linearized calls, the states before them, and whether each was a forced read (see below).
   const stackCalls: number[] = [];
   const stackStates: S[] = [];
+  const stackKeys: string[] = [];
+  const stackForced: boolean[] = [];
   let state = model.init();
+  let stateKey = model.key(state);
   let steps = 0;
   let longest: number[] = [];
   let stateAfterLongest: S | undefined;
   let blocked: number | undefined;
-  const undecided = (reason: string): SearchResult<S> => ({
-    verdict: "undecided",
+  const result = (verdict: Verdict, reason?: string): SearchResult<S> => ({
+    verdict,
     steps,
     cacheEntries,
-    reason,
+    ...(reason !== undefined ? { reason } : {}),
     longest,
     ...(stateAfterLongest !== undefined ? { stateAfterLongest } : {}),
     ...(blocked !== undefined ? { blocked } : {}),
   });
+  const overBudget = (): string | undefined => {
+    steps++;
+    if (steps > budget.maxSteps) return `step budget of ${budget.maxSteps} exhausted`;
+    if ((steps & 4095) === 0 && budget.interrupt?.()) return `interrupted after ${steps} steps`;
+    return undefined;
+  };
+  const push = (call: number, after: S, afterKey: string, forced: boolean): void => {
+    expiry?.linearized(call >> 1, true);
+    stackCalls.push(call);
+    stackStates.push(state);
+    stackKeys.push(stateKey);
+    stackForced.push(forced);
+    state = after;
+    stateKey = afterKey;
+    lift(call);
+  };
+  /**
+   * backtrack undoes linearized calls until one that was a free choice, and returns the entry after it (the
+   * next alternative); -1 when there is nothing left to undo. A forced read is never a choice: undoing it
+   * means the configuration before it is dead too.
+   */
+  const backtrack = (): number => {
+    for (;;) {
+      const call = stackCalls.pop();
+      if (call === undefined) return -1;
+      state = stackStates.pop() as S;
+      stateKey = stackKeys.pop() as string;
+      const forced = stackForced.pop() as boolean;
+      linearized.clear(call >> 1);
+      expiry?.linearized(call >> 1, false);
+      unlift(call);
+      if (!forced) return next[call] as number;
+    }
+  };
+  const noteDeadEnd = (opIndex: () => number): void => {
+    if (stackCalls.length > longest.length || blocked === undefined) {
+      longest = stackCalls.map((e) => e >> 1);
+      stateAfterLongest = state;
+      blocked = opIndex();
+    }
+  };
 
+  remember(stateKey);
+  // arrived: the search just reached a new configuration (first, try to linearize a read there).
+  let arrived = true;
   let entry = next[head] as number;
   while (next[head] !== -1) {
+    if (arrived && expiry?.expired(state)) {
+      // Some operation not linearized yet can no longer take effect: nothing from here can succeed.
+      noteDeadEnd(() => expiry.firstExpired(state));
+      entry = backtrack();
+      if (entry === -1) return result("illegal");
+      continue;
+    }
+    if (arrived) {
+      // Reads first. A candidate call (one before the first pending return) that the model says is read-only
+      // and that is legal now can be linearized at once without losing anything: in any linearization from
+      // here, moving it to the front keeps real-time order (it is a candidate) and every later state (it
+      // changes none wherever it is legal). So it is never a choice point, and if the configuration after it
+      // was seen before (and so is dead), this one is dead too. This keeps concurrent reads of one state from
+      // multiplying the search.
+      arrived = false;
+      let dead = false;
+      let forced = false;
+      for (let e = next[head] as number; readOnly && e !== -1 && (e & 1) === 0; e = next[e] as number) {
+        const op = ops[e >> 1] as Operation<I, O>;
+        if (!readOnly(op.input, op.output)) continue;
+        const why = overBudget();
+        if (why) return result("undecided", why);
+        const after = model.step(state, op.input, op.output);
+        if (after === undefined) continue;
+        linearized.set(e >> 1);
+        if (!remember(stateKey)) {
+          linearized.clear(e >> 1);
+          dead = true;
+          break;
+        }
+        if (cacheBytes > budget.maxCacheBytes) return result("undecided", memoFull());
+        push(e, state, stateKey, true);
+        forced = true;
+        break;
+      }
+      if (forced) {
+        arrived = true;
+        continue;
+      }
+      if (dead) {
+        entry = backtrack();
+        if (entry === -1) return result("illegal");
+        continue;
+      }
+      entry = next[head] as number;
+    }
     assert(entry !== -1, "lincheck: walked off the end of the entry list");
     if ((entry & 1) === 0) {
+      const why = overBudget();
+      if (why) return result("undecided", why);
       const opIndex = entry >> 1;
       const op = ops[opIndex] as Operation<I, O>;
-      steps++;
-      if (steps > budget.maxSteps) return undecided(`step budget of ${budget.maxSteps} exhausted`);
-      if ((steps & 4095) === 0 && budget.interrupt?.()) return undecided(`interrupted after ${steps} steps`);
       const after = model.step(state, op.input, op.output);
       if (after !== undefined) {
+        const afterKey = model.key(after);
         linearized.set(opIndex);
-        if (remember(model.key(after))) {
-          if (cacheBytes > budget.maxCacheBytes) {
-            return undecided(`memo of ${cacheEntries} configurations passed ${budget.maxCacheBytes} bytes`);
-          }
-          stackCalls.push(entry);
-          stackStates.push(state);
-          state = after;
-          lift(entry);
-          entry = next[head] as number;
+        if (remember(afterKey)) {
+          if (cacheBytes > budget.maxCacheBytes) return result("undecided", memoFull());
+          push(entry, after, afterKey, false);
+          arrived = true;
           continue;
         }
         linearized.clear(opIndex);
@@ -157,27 +255,70 @@ export function searchLinearization<S, I, O>(
       entry = next[entry] as number;
     } else {
       // The return of an operation not linearized yet: this prefix cannot be extended. Backtrack.
-      if (stackCalls.length >= longest.length && (stackCalls.length > longest.length || blocked === undefined)) {
-        longest = stackCalls.map((e) => e >> 1);
-        stateAfterLongest = state;
-        blocked = entry >> 1;
-      }
-      const call = stackCalls.pop();
-      if (call === undefined) {
-        return {
-          verdict: "illegal",
-          steps,
-          cacheEntries,
-          longest,
-          ...(stateAfterLongest !== undefined ? { stateAfterLongest } : {}),
-          ...(blocked !== undefined ? { blocked } : {}),
-        };
-      }
-      state = stackStates.pop() as S;
-      linearized.clear(call >> 1);
-      unlift(call);
-      entry = next[call] as number;
+      noteDeadEnd(() => entry >> 1);
+      entry = backtrack();
+      if (entry === -1) return result("illegal");
     }
   }
   return { verdict: "ok", steps, cacheEntries, longest: stackCalls.map((e) => e >> 1) };
+}
+
+/** HorizonIndex answers "has the clock passed the horizon of an operation not linearized yet?". */
+interface HorizonIndex<S> {
+  /** linearized records that an operation was linearized (true) or undone (false). */
+  linearized(op: number, done: boolean): void;
+  /** expired says whether the state's clock passed some pending operation's horizon. */
+  expired(state: S): boolean;
+  /** firstExpired names the pending operation with the lowest passed horizon (for reports; O(n)). */
+  firstExpired(state: S): number;
+}
+
+/** horizonIndex counts pending operations by horizon in a Fenwick tree over the distinct horizons. */
+function horizonIndex<S, I, O>(model: Model<S, I, O>, ops: readonly Operation<I, O>[]): HorizonIndex<S> | undefined {
+  const clock = model.clock?.bind(model);
+  const horizonOf = model.horizon?.bind(model);
+  if (!clock || !horizonOf) return undefined;
+  const horizons = ops.map((op) => (op.output === undefined ? undefined : horizonOf(op.input, op.output)));
+  const values = [...new Set(horizons.filter((h): h is number => h !== undefined))].sort((a, b) => a - b);
+  /** below returns how many distinct horizons are < x. */
+  const below = (x: number): number => {
+    let lo = 0;
+    let hi = values.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((values[mid] as number) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const slot = horizons.map((h) => (h === undefined ? -1 : below(h)));
+  const pending = new Uint8Array(ops.length).fill(1);
+  const tree = new Int32Array(values.length + 1);
+  const add = (i: number, d: number): void => {
+    for (let x = i + 1; x <= values.length; x += x & -x) tree[x] = (tree[x] as number) + d;
+  };
+  const countBelow = (n: number): number => {
+    let sum = 0;
+    for (let x = n; x > 0; x -= x & -x) sum += tree[x] as number;
+    return sum;
+  };
+  for (const sl of slot) if (sl >= 0) add(sl, 1);
+  return {
+    linearized(op, done) {
+      pending[op] = done ? 0 : 1;
+      const sl = slot[op] as number;
+      if (sl >= 0) add(sl, done ? -1 : 1);
+    },
+    expired: (state) => countBelow(below(clock(state))) > 0,
+    firstExpired(state) {
+      const c = clock(state);
+      let best = -1;
+      for (let i = 0; i < ops.length; i++) {
+        const h = horizons[i];
+        if (h === undefined || h >= c || pending[i] === 0) continue;
+        if (best === -1 || h < (horizons[best] as number)) best = i;
+      }
+      return best;
+    },
+  };
 }
