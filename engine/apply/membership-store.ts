@@ -3,15 +3,7 @@
 // the cluster version and downgrade info in `cluster`. It validates and applies ConfChanges.
 import type { Backend } from "../mvcc/backend.ts";
 import { bytesOfBinaryString, utf8Bytes, utf8String } from "../mvcc/bytes.ts";
-import {
-  ErrIDExists,
-  ErrIDNotFound,
-  ErrIDRemoved,
-  ErrMemberNotLearner,
-  ErrPeerURLExists,
-  ErrTooManyLearners,
-  type EtcdError,
-} from "../mvcc/errors.ts";
+import type { EtcdError } from "../mvcc/errors.ts";
 import { CLUSTER_KEYS } from "../mvcc/schema.ts";
 import { ConfChangeType, type ConfChange } from "../raft/raftpb.ts";
 import {
@@ -22,9 +14,7 @@ import {
   parseMemberKey,
   type Member,
 } from "./member-json.ts";
-
-/** DEFAULT_MAX_LEARNERS is etcd's --max-learners default. */
-export const DEFAULT_MAX_LEARNERS = 1;
+import { DEFAULT_MAX_LEARNERS, validateConfChange } from "./conf-change.ts";
 
 const CLUSTER_VERSION_KEY = bytesOfBinaryString(CLUSTER_KEYS.clusterVersion);
 const DOWNGRADE_KEY = bytesOfBinaryString(CLUSTER_KEYS.downgrade);
@@ -124,36 +114,7 @@ export class MembershipStore {
 
   /** validateConfChange mirrors RaftCluster.ValidateConfigurationChange against the backend's members. */
   validateConfChange(cc: ConfChange): EtcdError | undefined {
-    const id = cc.nodeId as bigint;
-    if (this.isRemoved(id)) return ErrIDRemoved;
-    const members = this.members();
-    const existing = members.find((m) => m.id === id);
-    switch (cc.type) {
-      case ConfChangeType.ConfChangeAddNode:
-      case ConfChangeType.ConfChangeAddLearnerNode: {
-        const ctx = decodeConfigChangeContext(cc.context);
-        if (ctx.isPromote) {
-          if (!existing) return ErrIDNotFound;
-          if (!existing.isLearner) return ErrMemberNotLearner;
-          return undefined;
-        }
-        if (existing) return ErrIDExists;
-        const urls = new Set(members.flatMap((m) => m.peerURLs));
-        if (ctx.member.peerURLs.some((u) => urls.has(u))) return ErrPeerURLExists;
-        if (ctx.member.isLearner && cc.type === ConfChangeType.ConfChangeAddLearnerNode) {
-          if (members.filter((m) => m.isLearner).length + 1 > this.maxLearners) return ErrTooManyLearners;
-        }
-        return undefined;
-      }
-      case ConfChangeType.ConfChangeRemoveNode:
-        return existing ? undefined : ErrIDNotFound;
-      case ConfChangeType.ConfChangeUpdateNode: {
-        if (!existing) return ErrIDNotFound;
-        const urls = new Set(members.filter((m) => m.id !== id).flatMap((m) => m.peerURLs));
-        const updated = decodeMember(cc.context);
-        return updated.peerURLs.some((u) => urls.has(u)) ? ErrPeerURLExists : undefined;
-      }
-    }
+    return validateConfChange(cc, this.members(), (id) => this.isRemoved(id), this.maxLearners);
   }
 
   /** applyConfChange records a validated ConfChange; it returns whether it removed `localId`. */

@@ -230,4 +230,32 @@ describe("StateMachine membership", () => {
     } as ConfChange);
     expect(self.err).toBe(ErrIDNotFound);
   });
+
+  it("on restart, judges replayed conf changes against the Raft snapshot's membership, as the first time", () => {
+    const backend = new MemoryBackend();
+    const first = newSm(backend).sm;
+    const state = (): ConfState =>
+      ({ voters: [], learners: [], votersOutgoing: [], learnersNext: [], autoLeave: false }) as unknown as ConfState;
+    const log = [
+      cc(ConfChangeType.ConfChangeAddNode, member(1n, 2380)),
+      cc(ConfChangeType.ConfChangeAddNode, member(2n, 2381)),
+      cc(ConfChangeType.ConfChangeAddNode, member(3n, 2380)), // rejected: peer URL in use
+      { type: ConfChangeType.ConfChangeRemoveNode, nodeId: 2n, context: new Uint8Array(0), id: 0n } as ConfChange,
+    ];
+    const firstRun: bigint[] = [];
+    log.forEach((c, i) => first.applyConfChange(i + 1, 1, c, (x) => (firstRun.push(x.nodeId), state())));
+    backend.forceCommit();
+    const restarted = newSm(backend).sm;
+    restarted.setReplayMembership([]);
+    const replay: bigint[] = [];
+    const results = log.map((c, i) => restarted.applyConfChange(i + 1, 1, c, (x) => (replay.push(x.nodeId), state())));
+    expect(replay).toEqual(firstRun);
+    expect(firstRun).toEqual([1n, 2n, 0n, 2n]);
+    expect(results.map((r) => [r.kind, r.err])).toEqual([
+      ["skipped", undefined],
+      ["skipped", undefined],
+      ["skipped", ErrPeerURLExists],
+      ["skipped", undefined],
+    ]);
+  });
 });

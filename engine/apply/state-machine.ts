@@ -36,6 +36,7 @@ import {
 } from "../proto/gen/etcdserverpb.ts";
 import type { ConfChange, ConfState } from "../raft/raftpb.ts";
 import { AlarmStore, applyAlarmRequest } from "./alarm-store.ts";
+import { ReplayMembership } from "./conf-change.ts";
 import { readConsistentIndex, writeConsistentIndex, type ConsistentIndex } from "./consistent-index.ts";
 import { applyDeleteRangeRequest, applyPutRequest, applyRangeRequest, applyTxn } from "./kv-requests.ts";
 import type { Member } from "./member-json.ts";
@@ -116,6 +117,7 @@ export class StateMachine {
   readonly membership: MembershipStore;
   readonly quota: Quota;
   private ci: ConsistentIndex;
+  private replaying: ReplayMembership | undefined;
   private readonly slowApplies: Counter | undefined;
   private readonly alarmGauge: Gauge | undefined;
 
@@ -189,8 +191,10 @@ export class StateMachine {
     applyToRaft: (cc: ConfChange) => ConfState,
   ): ConfChangeResult {
     if (!this.advance(index)) {
-      applyToRaft(cc);
-      return { kind: "skipped", removedSelf: false, members: this.membership.members() };
+      // Already in the backend: Raft still needs it, judged as it was the first time.
+      const err = this.replaying?.replay(cc);
+      applyToRaft(err ? { ...cc, nodeId: 0n as ConfChange["nodeId"] } : cc);
+      return { kind: "skipped", ...(err ? { err } : {}), removedSelf: false, members: this.membership.members() };
     }
     const err = this.membership.validateConfChange(cc);
     if (err) {
@@ -203,6 +207,15 @@ export class StateMachine {
     const removedSelf = this.membership.applyConfChange(cc, this.opts.status.memberId());
     this.setConsistentIndex(index, term);
     return { kind: "applied", removedSelf, members: this.membership.members() };
+  }
+
+  /**
+   * setReplayMembership gives the members recorded in the Raft snapshot a restarting member starts from.
+   * ConfChange entries it replays at or below the consistent index are then judged against that membership,
+   * as etcd judges them against its v2 store; without it they are handed to Raft as they are.
+   */
+  setReplayMembership(members: readonly Member[]): void {
+    this.replaying = new ReplayMembership(members, this.opts.maxLearners);
   }
 
   /** range serves a read outside Raft (serializable, or linearizable after ReadIndex). */
