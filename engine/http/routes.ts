@@ -336,9 +336,9 @@ export class Api {
   }
 
   private source(c: RouteContext): ControlSource {
-    if (c.principal.kind === "session") return "cli";
     const asked = c.req.headers["x-etcd-lab-source"];
-    return asked === "ui" || asked === "cli" || asked === "solution" ? asked : "api";
+    if (asked === "ui" || asked === "cli" || asked === "solution" || asked === "replay") return asked;
+    return c.principal.kind === "session" ? "cli" : "api";
   }
 
   private async simple(c: RouteContext, action: ControlAction): Promise<void> {

@@ -1,7 +1,9 @@
 // The `lab` shell command's verbs: each turns argv into one lab-server API call (API.md §3) and prints the
 // answer for people. The session and its token come from the shell's environment.
 import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../lab-api.ts";
+import { readFileSync } from "node:fs";
 import { formatBytes, formatEvent, statusTable } from "./format.ts";
+import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
 
 /** LabEnv is what `lab` reads from the environment the lab server gave the shell. */
 export interface LabEnv {
@@ -47,6 +49,7 @@ Usage:
   lab check [task]                  check one task, or all of them
   lab hint [task]                   the next hint (for the first task not passed yet, by default)
   lab events [n]                    the last n events of the session log (default 20)
+  lab replay <events.jsonl> [speed] re-apply the controls of an event log, keeping their rhythm (speed 2 = twice as fast)
   lab reset [--clear-progress]      start the lab over (new cluster, fresh shells)
 `;
 
@@ -80,7 +83,7 @@ export class Client {
   }
 
   /** raw sends one request and returns the response (for streams). */
-  async raw(method: string, path: string, body?: unknown): Promise<Response> {
+  async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     try {
       return await fetch(`${this.env.url}${path}`, {
         method,
@@ -88,6 +91,7 @@ export class Client {
           authorization: `Bearer ${this.env.token}`,
           "content-type": "application/json",
           "x-etcd-lab-source": "cli",
+          ...headers,
         },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
@@ -207,6 +211,8 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
       for (const e of r.events.slice(-Math.max(1, n))) o.out(formatEvent(e));
       return 0;
     }
+    case "replay":
+      return replay(c, o, args[0], args[1]);
     case "reset": {
       o.err("Resetting the lab: this shell will be replaced by a fresh one...");
       const s = await c.call<Session>("POST", `${S}/reset`, { clearProgress: args.includes("--clear-progress") });
@@ -216,6 +222,38 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
     default:
       throw new UsageError(`unknown command "${verb}"; run 'lab help' for the list`);
   }
+}
+
+async function replay(c: Client, o: Output, file: string | undefined, speedArg: string | undefined): Promise<number> {
+  if (!file) throw new UsageError("expected an events.jsonl file, e.g. lab replay ../events.jsonl");
+  const speed = speedArg === undefined ? 1 : Number(speedArg);
+  if (!(speed > 0)) throw new UsageError(`expected a positive speed, got "${speedArg}"`);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const events = text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as LabEvent);
+  const controls = controlEvents(events);
+  const waits = waitsOf(controls, speed);
+  let failed = 0;
+  for (const [i, e] of controls.entries()) {
+    await new Promise((r) => setTimeout(r, waits[i]));
+    const call = apiCallOf(e);
+    const res = await c.raw(call.method, `${c.sessionPath}${call.path}`, call.body, { "x-etcd-lab-source": "replay" });
+    const text = await res.text();
+    if (res.ok) o.out(`replayed ${e.action}${e.member ? ` ${e.member}` : ""}`);
+    else {
+      failed++;
+      o.err(`could not replay ${e.action}${e.member ? ` ${e.member}` : ""}: ${errorText(text, res.status)}`);
+    }
+  }
+  o.out(`${controls.length - failed} of ${controls.length} controls replayed`);
+  return failed ? 1 : 0;
 }
 
 async function fillQuota(c: Client, o: Output): Promise<number> {
