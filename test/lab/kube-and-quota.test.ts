@@ -1,0 +1,150 @@
+// The Kubernetes keyspace and workload, and filling the quota, against a real cluster: the seed lands as
+// protobuf envelopes (and aescbc ciphertext), the workload renews leases, writes events on shared leases,
+// compacts through compact_rev_key and reports a dead cluster once; fill-quota ends in NOSPACE and free-quota
+// clears it.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { testBackends } from "../../engine/cluster/testing.ts";
+import { Cluster } from "../../engine/cluster/cluster.ts";
+import { Watchdog } from "../../engine/session/watchdog.ts";
+import { EtcdConnection } from "../../engine/session/etcd-connection.ts";
+import { seedKube, encryptionKey } from "../../engine/kube/seed.ts";
+import { KubeWorkload, compactRevKey } from "../../engine/kube/workload.ts";
+import { decryptAescbc, unwrapObject } from "../../engine/kube/envelope.ts";
+import { EtcdClient } from "../../engine/client/index.ts";
+import type { LabEventBody } from "../../engine/session/event-types.ts";
+import type { ClusterStatus, FillQuotaProgress, Session } from "../../engine/lab-api.ts";
+import { startTestServer, until, type TestServer } from "./helpers.ts";
+
+const backend = (await testBackends())[0];
+
+describe.skipIf(!backend)(`kube keyspace and workload (${backend ?? "no backend"})`, () => {
+  const guard = new Watchdog();
+  let cluster: Cluster;
+  let conn: EtcdConnection;
+  const events: LabEventBody[] = [];
+
+  beforeAll(async () => {
+    cluster = await Cluster.start({
+      session: "kube",
+      workspace: mkdtempSync(join(tmpdir(), "etcd-lab-kube-")),
+      backend: backend!,
+      members: 1,
+      guard,
+      rpc: {
+        status: (e, m) => conn.status(e, m),
+        memberList: (e) => conn.memberList(e),
+        memberAdd: (e, u) => conn.memberAdd(e, u),
+        memberRemove: (e, i) => conn.memberRemove(e, i),
+        close: () => undefined,
+      },
+      onEvent: (e) => events.push(e),
+    });
+    conn = new EtcdConnection(cluster.endpoints());
+  }, 60_000);
+  afterAll(async () => {
+    conn?.close();
+    await cluster?.destroy();
+    await guard.close();
+  });
+
+  it("seeds protobuf envelopes, JSON custom resources and aescbc secrets", async () => {
+    const res = await seedKube(conn, { seed: 1, encryptSecrets: true });
+    expect(await conn.count("/registry/")).toBe(res.keys);
+    const pods = await conn.list("/registry/pods/kube-system/coredns-");
+    expect(pods).toHaveLength(2);
+    expect(unwrapObject(pods[0]!.valueBytes)).toMatchObject({ apiVersion: "v1", kind: "Pod" });
+    const pool = await conn.get("/registry/crd.projectcalico.org/ippools/default-ipv4-ippool");
+    expect(JSON.parse(pool!.value)).toMatchObject({ kind: "IPPool" });
+    const secret = await conn.get("/registry/secrets/web/db-credentials");
+    expect(secret!.value.startsWith("k8s:enc:aescbc:v1:key1:")).toBe(true);
+    const plain = decryptAescbc(secret!.valueBytes, encryptionKey(1));
+    expect(unwrapObject(plain!.plain)).toMatchObject({ kind: "Secret" });
+    expect(res.encryption?.config).toContain("- name: key1");
+  }, 60_000);
+
+  it("renews leases, writes events on shared etcd leases, compacts via compact_rev_key, reports failures once", async () => {
+    const res = await seedKube(conn, { seed: 1, encryptSecrets: false });
+    const before = (await conn.get("/registry/leases/kube-node-lease/worker-1"))!.modRevision;
+    const w = new KubeWorkload(
+      conn,
+      res.plan,
+      { nodeLeaseRenewMs: 200, eventIntervalMs: 150, compactionIntervalMs: 600 },
+      (e) => events.push(e),
+    );
+    w.start();
+    try {
+      expect(
+        await until(
+          async () => (await conn.get("/registry/leases/kube-node-lease/worker-1"))!.modRevision > before,
+          5000,
+        ),
+      ).toBe(true);
+      expect(await until(async () => (await conn.count("/registry/events/")) >= 3, 5000)).toBe(true);
+      const evs = await conn.list("/registry/events/");
+      expect(unwrapObject(evs[0]!.valueBytes)?.kind).toBe("Event");
+      expect(new Set(evs.map((e) => e.lease)).size).toBe(1); // one lease per minute
+      const client = new EtcdClient({ endpoints: cluster.endpoints(), commandTimeoutMs: 5000 });
+      const ttl = await client.leaseTimeToLive(BigInt(`0x${evs[0]!.lease}`));
+      expect(ttl.grantedTTL).toBe(3660);
+      client.close();
+      // Two compaction rounds: the second compacts to the revision the first recorded.
+      expect(await until(async () => ((await conn.get(compactRevKey))?.version ?? 0) >= 2, 8000)).toBe(true);
+      await expect(conn.get("/registry/leases/kube-node-lease/worker-1", { revision: before })).rejects.toThrow(
+        "etcdserver: mvcc: required revision has been compacted",
+      );
+      // Kill the only member: one failure event per operation, then recovery after a restart.
+      await cluster.kill("m1");
+      // A write waits for the member up to the client's 5 s deadline before it counts as failed.
+      expect(await until(() => events.some((e) => e.type === "workload.failed"), 12_000)).toBe(true);
+      await new Promise((r) => setTimeout(r, 1000));
+      const failed = events.filter((e) => e.type === "workload.failed");
+      expect(new Set(failed.map((e) => (e.type === "workload.failed" ? e.op : ""))).size).toBe(failed.length);
+      expect(failed.length).toBeGreaterThanOrEqual(1);
+      await cluster.start("m1");
+      expect(await until(() => events.some((e) => e.type === "workload.recovered"), 15_000)).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  }, 90_000);
+});
+
+describe.skipIf(!backend)(`fill-quota (${backend ?? "no backend"})`, () => {
+  let t: TestServer;
+  let session: Session;
+  beforeAll(async () => {
+    t = await startTestServer({ backend: backend! });
+    session = (await t.api<Session>("POST", "/api/sessions", { lab: "00-quota" })).body;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.server.close();
+  });
+
+  it("writes until NOSPACE with progress, raises the alarm, and free-quota clears it", async () => {
+    const res = await fetch(`${t.server.url}/api/sessions/${session.id}/fill-quota`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${t.server.token}`, "x-etcd-lab-learner": "tester" },
+    });
+    expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+    const lines = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as FillQuotaProgress);
+    const last = lines.at(-1)!;
+    expect(last).toMatchObject({ done: true, error: "etcdserver: mvcc: database space exceeded" });
+    expect(last.written).toBeGreaterThan(10);
+    const status = async () => (await t.api<ClusterStatus>("GET", `/api/sessions/${session.id}/status`)).body;
+    expect(await until(async () => (await status()).members[0]!.alarms.includes("NOSPACE"), 5000)).toBe(true);
+    const events = async () =>
+      (await t.api<{ events: { type: string }[] }>("GET", `/api/sessions/${session.id}/events`)).body.events.map(
+        (e) => e.type,
+      );
+    expect(await until(async () => (await events()).includes("alarm.raised"), 5000)).toBe(true);
+    expect((await events()).filter((e) => e === "fill-quota.done")).toHaveLength(1);
+    expect((await t.api("POST", `/api/sessions/${session.id}/free-quota`)).status).toBe(200);
+    expect(await until(async () => (await status()).members[0]!.alarms.length === 0, 5000)).toBe(true);
+    expect(await until(async () => (await events()).includes("alarm.cleared"), 5000)).toBe(true);
+  }, 120_000);
+});
