@@ -163,14 +163,13 @@ export class StateMachine {
   /** applyEntryNormal applies a normal entry; `data` is an encoded InternalRaftRequest (empty: leader no-op). */
   applyEntryNormal(index: number, term: number, data: Uint8Array): ApplyResult {
     if (!this.advance(index)) return { kind: "skipped" };
-    if (data.length === 0) {
-      this.setConsistentIndex(index, term);
-      return { kind: "noop" };
-    }
+    // The entry's index goes into the batch first (etcd's consistent applying index): a commit forced in the
+    // middle of the entry (a compaction's) records the entry as applied together with what it committed.
+    this.setConsistentIndex(index, term);
+    if (data.length === 0) return { kind: "noop" };
     const started = this.opts.clock.nowMs();
     const req = InternalRaftRequest.decode(data);
     const result = this.apply(req);
-    this.setConsistentIndex(index, term);
     const tookMs = this.opts.clock.nowMs() - started;
     if (tookMs > (this.opts.warningApplyDurationMs ?? 100)) {
       this.slowApplies?.inc();
@@ -196,16 +195,15 @@ export class StateMachine {
       applyToRaft(err ? { ...cc, nodeId: 0n as ConfChange["nodeId"] } : cc);
       return { kind: "skipped", ...(err ? { err } : {}), removedSelf: false, members: this.membership.members() };
     }
+    this.setConsistentIndex(index, term);
     const err = this.membership.validateConfChange(cc);
     if (err) {
       applyToRaft({ ...cc, nodeId: 0n as ConfChange["nodeId"] });
-      this.setConsistentIndex(index, term);
       return { kind: "applied", err, removedSelf: false, members: this.membership.members() };
     }
     const confState = applyToRaft(cc);
     writeConfState(this.opts.backend, confState);
     const removedSelf = this.membership.applyConfChange(cc, this.opts.status.memberId());
-    this.setConsistentIndex(index, term);
     return { kind: "applied", removedSelf, members: this.membership.members() };
   }
 
