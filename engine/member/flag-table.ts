@@ -1,6 +1,7 @@
 // The `etcd` server's flags with etcd 3.6's names, defaults and help lines (facts mirrored from
-// `etcd --help`), grouped as its help groups them. Flags marked `ignoredByLab` are accepted (so a
-// kubeadm manifest's command line starts) but have no effect here; `etcd --help` says so.
+// `etcd --help`, which this table reproduces byte for byte), grouped as its help groups them. Flags marked
+// `ignoredByLab` are accepted (so a kubeadm manifest's command line starts) but have no effect here; the
+// member logs a warning naming them at start.
 import type { FlagKind, FlagSpec } from "./go-flag.ts";
 
 /** EtcdFlag is one server flag with its help text. */
@@ -30,9 +31,26 @@ const S = "Security";
 const A = "Auth";
 const P = "Profiling and Monitoring";
 const L = "Logging";
+const T = "Experimental distributed tracing";
 const X = "Experimental feature";
 const U = "Unsafe feature";
 const lab = { ignoredByLab: true } as const;
+
+/**
+ * featureGates are the --feature-gates etcd 3.6 knows (KnownFeatures: sorted, with stage and default), as
+ * `etcd --help` lists them.
+ */
+const featureGates = [
+  "AllAlpha=true|false (ALPHA - default=false)",
+  "AllBeta=true|false (BETA - default=false)",
+  "CompactHashCheck=true|false (ALPHA - default=false)",
+  "InitialCorruptCheck=true|false (ALPHA - default=false)",
+  "LeaseCheckpoint=true|false (ALPHA - default=false)",
+  "LeaseCheckpointPersist=true|false (ALPHA - default=false)",
+  "SetMemberLocalAddr=true|false (ALPHA - default=false)",
+  "StopGRPCServiceOnDefrag=true|false (ALPHA - default=false)",
+  "TxnModeWriteWithSharedBuffer=true|false (BETA - default=true)",
+];
 
 /** etcdFlags lists every flag the member accepts, in `etcd --help` order. */
 export const etcdFlags: readonly EtcdFlag[] = [
@@ -167,7 +185,7 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "feature-gates",
     "string",
     "",
-    "A set of key=value pairs that describe server level feature gates for alpha/experimental features.",
+    `A set of key=value pairs that describe server level feature gates for alpha/experimental features. Options are:\n    ${featureGates.join("\n    ")}`,
     lab,
   ),
   f(
@@ -216,7 +234,77 @@ export const etcdFlags: readonly EtcdFlag[] = [
   ),
   f(C, "discovery-token", "string", "", "V3 discovery: discovery token for the etcd cluster to be bootstrapped.", lab),
   f(C, "discovery-endpoints", "string", "", "V3 discovery: List of gRPC endpoints of the discovery service.", lab),
+  f(C, "discovery-dial-timeout", "duration", "2s", "V3 discovery: dial timeout for client connections.", lab),
+  f(
+    C,
+    "discovery-request-timeout",
+    "duration",
+    "5s",
+    "V3 discovery: timeout for discovery requests (excluding dial timeout).",
+    lab,
+  ),
+  f(C, "discovery-keepalive-time", "duration", "2s", "V3 discovery: keepalive time for client connections.", lab),
+  f(C, "discovery-keepalive-timeout", "duration", "6s", "V3 discovery: keepalive timeout for client connections.", lab),
+  f(
+    C,
+    "discovery-insecure-transport",
+    "bool",
+    "true",
+    "V3 discovery: disable transport security for client connections.",
+    lab,
+  ),
+  f(
+    C,
+    "discovery-insecure-skip-tls-verify",
+    "bool",
+    "false",
+    "V3 discovery: skip server certificate verification (CAUTION: this option should be enabled only for testing purposes).",
+    lab,
+  ),
+  f(C, "discovery-cert", "string", "", "V3 discovery: identify secure client using this TLS certificate file.", lab),
+  f(C, "discovery-key", "string", "", "V3 discovery: identify secure client using this TLS key file.", lab),
+  f(
+    C,
+    "discovery-cacert",
+    "string",
+    "",
+    "V3 discovery: verify certificates of TLS-enabled secure servers using this CA bundle.",
+    lab,
+  ),
+  f(
+    C,
+    "discovery-user",
+    "string",
+    "",
+    "V3 discovery: username[:password] for authentication (prompt if password is not supplied).",
+    lab,
+  ),
+  f(
+    C,
+    "discovery-password",
+    "string",
+    "",
+    "V3 discovery: password for authentication (if this option is used, --user option shouldn't include password).",
+    lab,
+  ),
+  f(
+    C,
+    "discovery-fallback",
+    "enum",
+    "exit",
+    "Expected behavior ('exit') when discovery services fails. Note that v2 proxy is removed.",
+    { values: ["exit", "proxy"], ...lab },
+  ),
+  f(
+    C,
+    "discovery-proxy",
+    "string",
+    "",
+    "HTTP proxy to use for traffic to discovery service. Will be deprecated in v3.7, and be decommissioned in v3.8.",
+    lab,
+  ),
   f(C, "discovery-srv", "string", "", "DNS srv domain used to bootstrap the cluster.", lab),
+  f(C, "discovery-srv-name", "string", "", "Suffix to the dns srv name queried when bootstrapping.", lab),
   f(C, "strict-reconfig-check", "bool", "true", "Reject reconfiguration requests that would cause quorum loss."),
   f(
     C,
@@ -245,12 +333,28 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "v2-deprecation",
     "string",
     "write-only",
-    "Phase of v2store deprecation. Deprecated and scheduled for removal in v3.8. The default value is enforced, ignoring user input.",
+    "Phase of v2store deprecation. Deprecated and scheduled for removal in v3.8. The default value is enforced, ignoring user input.\n    Supported values:\n      'not-yet'                // Issues a warning if v2store have meaningful content (default in v3.5)\n      'write-only'             // Custom v2 state is not allowed (default in v3.6)\n      'write-only-drop-data'   // Custom v2 state will get DELETED ! (planned default in v3.7)\n      'gone'                   // v2store is not maintained any longer. (planned to cleanup anything related to v2store in v3.8)",
     lab,
   ),
   f(S, "cert-file", "string", "", "Path to the client server TLS cert file."),
   f(S, "key-file", "string", "", "Path to the client server TLS key file."),
   f(S, "client-cert-auth", "bool", "false", "Enable client cert authentication."),
+  f(
+    S,
+    "client-cert-file",
+    "string",
+    "",
+    "Path to an explicit peer client TLS cert file otherwise cert file will be used when client auth is required.",
+    lab,
+  ),
+  f(
+    S,
+    "client-key-file",
+    "string",
+    "",
+    "Path to an explicit peer client TLS key file otherwise key file will be used when client auth is required.",
+    lab,
+  ),
   f(S, "client-crl-file", "string", "", "Path to the client certificate revocation list file.", lab),
   f(
     S,
@@ -265,6 +369,22 @@ export const etcdFlags: readonly EtcdFlag[] = [
   f(S, "peer-cert-file", "string", "", "Path to the peer server TLS cert file."),
   f(S, "peer-key-file", "string", "", "Path to the peer server TLS key file."),
   f(S, "peer-client-cert-auth", "bool", "false", "Enable peer client cert authentication."),
+  f(
+    S,
+    "peer-client-cert-file",
+    "string",
+    "",
+    "Path to an explicit peer client TLS cert file otherwise peer cert file will be used when client auth is required.",
+    lab,
+  ),
+  f(
+    S,
+    "peer-client-key-file",
+    "string",
+    "",
+    "Path to an explicit peer client TLS key file otherwise peer key file will be used when client auth is required.",
+    lab,
+  ),
   f(S, "peer-trusted-ca-file", "string", "", "Path to the peer server TLS trusted CA file."),
   f(
     S,
@@ -288,6 +408,14 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "bool",
     "false",
     "Peer TLS using self-generated certificates if --peer-key-file and --peer-cert-file are not provided.",
+    lab,
+  ),
+  f(
+    S,
+    "self-signed-cert-validity",
+    "uint",
+    "1",
+    "The validity period of the client and peer certificates that are automatically generated by etcd when you specify ClientAutoTLS and PeerAutoTLS, the unit is year, and the default is 1.",
     lab,
   ),
   f(S, "peer-crl-file", "string", "", "Path to the peer certificate revocation list file.", lab),
@@ -383,6 +511,15 @@ export const etcdFlags: readonly EtcdFlag[] = [
   f(L, "log-format", "enum", "json", "Configures log format. Only supports json, console.", {
     values: ["json", "console"],
   }),
+  f(L, "enable-log-rotation", "bool", "false", "Enable log rotation of a single log-outputs file target.", lab),
+  f(
+    L,
+    "log-rotation-config-json",
+    "string",
+    '{"maxsize": 100, "maxage": 0, "maxbackups": 0, "localtime": false, "compress": false}',
+    'Configures log rotation if enabled with a JSON logger config. MaxSize(MB), MaxAge(days,0=no limit), MaxBackups(0=no limit), LocalTime(use computers local time), Compress(gzip)".',
+    lab,
+  ),
   f(
     L,
     "warning-unary-request-duration",
@@ -391,11 +528,150 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "Set time duration after which a warning is logged if a unary request takes more than this duration.",
   ),
   f(
+    T,
+    "experimental-enable-distributed-tracing",
+    "bool",
+    "false",
+    "Enable experimental distributed tracing. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--enable-distributed-tracing' instead.",
+    lab,
+  ),
+  f(T, "enable-distributed-tracing", "bool", "false", "Enable distributed tracing.", lab),
+  f(
+    T,
+    "experimental-distributed-tracing-address",
+    "string",
+    "localhost:4317",
+    "Distributed tracing collector address. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--distributed-tracing-address' instead.",
+    lab,
+  ),
+  f(T, "distributed-tracing-address", "string", "localhost:4317", "Distributed tracing collector address.", lab),
+  f(
+    T,
+    "experimental-distributed-tracing-service-name",
+    "string",
+    "etcd",
+    "Distributed tracing service name, must be same across all etcd instances. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--distributed-tracing-service-name' instead.",
+    lab,
+  ),
+  f(
+    T,
+    "distributed-tracing-service-name",
+    "string",
+    "etcd",
+    "Distributed tracing service name, must be same across all etcd instances.",
+    lab,
+  ),
+  f(
+    T,
+    "experimental-distributed-tracing-instance-id",
+    "string",
+    "",
+    "Distributed tracing instance ID, must be unique per each etcd instance. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--distributed-tracing-instance-id' instead.",
+    lab,
+  ),
+  f(
+    T,
+    "distributed-tracing-instance-id",
+    "string",
+    "",
+    "Distributed tracing instance ID, must be unique per each etcd instance.",
+    lab,
+  ),
+  f(
+    T,
+    "experimental-distributed-tracing-sampling-rate",
+    "int",
+    "0",
+    "Number of samples to collect per million spans for distributed tracing. Disabled by default. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--distributed-tracing-sampling-rate' instead.",
+    lab,
+  ),
+  f(
+    T,
+    "distributed-tracing-sampling-rate",
+    "int",
+    "0",
+    "Number of samples to collect per million spans for distributed tracing.",
+    lab,
+  ),
+  f(
     X,
     "experimental-initial-corrupt-check",
     "bool",
     "false",
     "Enable to check data corruption before serving any client/peer traffic. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=InitialCorruptCheck=true' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "experimental-corrupt-check-time",
+    "duration",
+    "0s",
+    "Duration of time between cluster corruption check passes. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--corrupt-check-time' instead.",
+    lab,
+  ),
+  f(X, "corrupt-check-time", "duration", "0s", "Duration of time between cluster corruption check passes.", lab),
+  f(
+    X,
+    "experimental-compact-hash-check-enabled",
+    "bool",
+    "false",
+    "Enable leader to periodically check followers compaction hashes. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=CompactHashCheck=true' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "experimental-compact-hash-check-time",
+    "duration",
+    "1m",
+    "Duration of time between leader checks followers compaction hashes. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--compact-hash-check-time' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "compact-hash-check-time",
+    "duration",
+    "1m",
+    "Duration of time between leader checks followers compaction hashes.",
+    lab,
+  ),
+  f(
+    X,
+    "experimental-enable-lease-checkpoint",
+    "bool",
+    "false",
+    "ExperimentalEnableLeaseCheckpoint enables primary lessor to persist lease remainingTTL to prevent indefinite auto-renewal of long lived leases. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=LeaseCheckpoint=true' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "experimental-compaction-batch-limit",
+    "uint",
+    "1000",
+    "ExperimentalCompactionBatchLimit sets the maximum revisions deleted in each compaction batch. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--compaction-batch-limit' instead.",
+    { shown: "1000" },
+  ),
+  f(
+    X,
+    "compaction-batch-limit",
+    "uint",
+    "1000",
+    "CompactionBatchLimit sets the maximum revisions deleted in each compaction batch.",
+    { shown: "1000" },
+  ),
+  f(
+    X,
+    "experimental-peer-skip-client-san-verification",
+    "bool",
+    "false",
+    "Skip verification of SAN field in client certificate for peer connections. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--peer-skip-client-san-verification' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "peer-skip-client-san-verification",
+    "bool",
+    "false",
+    "Skip verification of SAN field in client certificate for peer connections.",
     lab,
   ),
   f(
@@ -416,21 +692,77 @@ export const etcdFlags: readonly EtcdFlag[] = [
   f(X, "warning-apply-duration", "duration", "100ms", "Warning is generated if requests take more than this duration."),
   f(
     X,
-    "experimental-compaction-batch-limit",
-    "uint",
-    "1000",
-    "ExperimentalCompactionBatchLimit sets the maximum revisions deleted in each compaction batch. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--compaction-batch-limit' instead.",
-    { shown: "1000" },
+    "experimental-txn-mode-write-with-shared-buffer",
+    "bool",
+    "true",
+    "Enable the write transaction to use a shared buffer in its readonly check operations. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=TxnModeWriteWithSharedBuffer=true' instead.",
+    lab,
   ),
   f(
     X,
-    "compaction-batch-limit",
+    "experimental-bootstrap-defrag-threshold-megabytes",
     "uint",
-    "1000",
-    "CompactionBatchLimit sets the maximum revisions deleted in each compaction batch.",
-    { shown: "1000" },
+    "",
+    "Enable the defrag during etcd server bootstrap on condition that it will free at least the provided threshold of disk space. Needs to be set to non-zero value to take effect. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--bootstrap-defrag-threshold-megabytes' instead.",
+    { shown: "", ...lab },
+  ),
+  f(
+    X,
+    "bootstrap-defrag-threshold-megabytes",
+    "uint",
+    "",
+    "Enable the defrag during etcd server bootstrap on condition that it will free at least the provided threshold of disk space. Needs to be set to non-zero value to take effect.",
+    { shown: "", ...lab },
+  ),
+  f(
+    X,
+    "experimental-warning-unary-request-duration",
+    "duration",
+    "300ms",
+    "Set time duration after which a warning is generated if a unary request takes more than this duration. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--warning-unary-request-duration' instead.",
+    lab,
   ),
   f(X, "max-learners", "uint", "1", "Set the max number of learner members allowed in the cluster membership."),
+  f(
+    X,
+    "experimental-compaction-sleep-interval",
+    "duration",
+    "",
+    "Sets the sleep interval between each compaction batch. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--compaction-sleep-interval' instead.",
+    { shown: "", ...lab },
+  ),
+  f(X, "compaction-sleep-interval", "duration", "", "Sets the sleep interval between each compaction batch.", {
+    shown: "",
+    ...lab,
+  }),
+  f(
+    X,
+    "experimental-downgrade-check-time",
+    "duration",
+    "",
+    "Duration of time between two downgrade status checks. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--downgrade-check-time' instead.",
+    { shown: "", ...lab },
+  ),
+  f(X, "downgrade-check-time", "duration", "", "Duration of time between two downgrade status checks.", {
+    shown: "",
+    ...lab,
+  }),
+  f(
+    X,
+    "experimental-enable-lease-checkpoint-persist",
+    "bool",
+    "false",
+    "Enable persisting remainingTTL to prevent indefinite auto-renewal of long lived leases. Always enabled in v3.6. Should be used to ensure smooth upgrade from v3.5 clusters with this feature enabled. Requires experimental-enable-lease-checkpoint to be enabled. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=LeaseCheckpointPersist=true' instead.",
+    lab,
+  ),
+  f(
+    X,
+    "experimental-memory-mlock",
+    "bool",
+    "",
+    "Enable to enforce etcd pages (in particular bbolt) to stay in RAM. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--memory-mlock' instead.",
+    { shown: "", ...lab },
+  ),
   f(
     X,
     "experimental-snapshot-catchup-entries",
@@ -446,6 +778,14 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "5000",
     "Number of entries for a slow follower to catch up after compacting the raft storage entries.",
     { shown: "" },
+  ),
+  f(
+    X,
+    "experimental-stop-grpc-service-on-defrag",
+    "bool",
+    "",
+    "Enable etcd gRPC service to stop serving client requests on defragmentation. Deprecated in v3.6 and will be decommissioned in v3.7. Use '--feature-gates=StopGRPCServiceOnDefrag=true' instead.",
+    { shown: "", ...lab },
   ),
   f(U, "force-new-cluster", "bool", "false", "Force to create a new one-member cluster."),
   f(U, "unsafe-no-fsync", "bool", "false", "Disables fsync, unsafe, will cause data loss."),
@@ -477,6 +817,12 @@ export const usageLine = `Usage:
 
   etcd --config-file
     Path to the server configuration file. Note that if a configuration file is provided, other command line flags and environment variables will be ignored.
+
+  etcd gateway
+    Run the stateless pass-through etcd TCP connection forwarding proxy.
+
+  etcd grpc-proxy
+    Run the stateless etcd v3 gRPC L7 reverse proxy.
 `;
 
 /** flagsHelp renders the `etcd --help` flag list from the table, grouped by section. */
@@ -491,7 +837,7 @@ export function flagsHelp(): string {
       out.push(`${section}:`);
     }
     out.push(`  --${fl.name}${fl.shown ? ` ${fl.shown}` : ""}`);
-    out.push(`    ${fl.help}${fl.ignoredByLab ? " (accepted, no effect in etcd-lab)" : ""}`);
+    out.push(`    ${fl.help}`);
   }
   out.push("", "CAUTIOUS with unsafe flag! It may break the guarantees given by the consensus protocol!", "");
   return out.join("\n");

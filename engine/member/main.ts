@@ -1,18 +1,11 @@
-// `etcd`: the member process. Flags and ETCD_* variables as etcd 3.6 takes them, zap-shaped JSON logs on
-// stderr, the client port (gRPC + JSON gateway + /health, /metrics, /version), the metrics port, the peer port,
-// the lab's fault channel, and graceful shutdown on SIGTERM/SIGINT.
-import { readFileSync } from "node:fs";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import { EtcdApi } from "../api/etcd-api.ts";
-import { clientHttpHandler, metricsHttpHandler } from "../api/http.ts";
-import { registerServices } from "../api/services.ts";
-import { GrpcServer, grpcOverheadBytes } from "../grpc/server.ts";
+// `etcd`: the member process. Flags and ETCD_* variables as etcd 3.6 takes them (config.ts), zap-shaped JSON
+// logs, then serveMember (serve.ts); graceful shutdown on SIGTERM/SIGINT (a leader hands over first).
 import { ZapLogger, isLogLevel, type Logger } from "../log/zap.ts";
-import { ControlChannel } from "../server/control-channel.ts";
-import { EtcdServer, etcdVersion } from "../server/etcd-server.ts";
+import { etcdVersion } from "../server/etcd-server.ts";
 import { formatId } from "../server/ids.ts";
 import { ConfigError, parseMemberConfig, type MemberConfig } from "./config.ts";
 import { flagsHelp, usageLine } from "./flag-table.ts";
+import { serveMember } from "./serve.ts";
 
 const argv = process.argv.slice(2);
 
@@ -36,6 +29,11 @@ function makeLogger(level: string, outputs: string[]): Logger {
 }
 
 async function main(): Promise<number> {
+  const sub = argv[0];
+  if (sub === "gateway" || sub === "grpc-proxy") {
+    process.stderr.write(`etcd-lab: \`etcd ${sub}\` is not implemented (etcd-lab runs members only)\n`);
+    return 1;
+  }
   let parsed;
   try {
     parsed = parseMemberConfig(argv, process.env);
@@ -81,17 +79,36 @@ async function main(): Promise<number> {
       flags: c.ignoredFlags,
     });
   }
+  return run(c, log);
+}
+
+async function run(c: MemberConfig, log: Logger): Promise<number> {
+  logStart(c, log);
+  let member;
   try {
-    return await serve(c, log);
+    member = await serveMember(c, log);
   } catch (err) {
     log.error("etcdmain/etcd.go:204", "discovery failed", { error: (err as Error).message });
     return 1;
   }
+  const m = member;
+  return new Promise<number>((resolve) => {
+    for (const sig of ["SIGTERM", "SIGINT"] as const) {
+      process.on(sig, () => {
+        log.info("osutil/interrupt_unix.go:64", "received signal; shutting down", { signal: sig });
+        void m.close().then(() => resolve(0));
+      });
+    }
+    m.server.onStop((reason) => {
+      log.warn("etcdserver/server.go:1180", reason, { "local-member-id": formatId(m.server.memberId) });
+      void m.close(reason).then(() => resolve(1));
+    });
+  });
 }
 
-async function serve(c: MemberConfig, log: Logger): Promise<number> {
-  log.info("embed/etcd.go:140", "configuring peer listeners", { "listen-peer-urls": c.listenPeerUrls.map(stripSlash) });
-  log.info("embed/etcd.go:148", "configuring client listeners", {
+function logStart(c: MemberConfig, log: Logger): void {
+  log.info("embed/etcd.go:138", "configuring peer listeners", { "listen-peer-urls": c.listenPeerUrls.map(stripSlash) });
+  log.info("embed/etcd.go:146", "configuring client listeners", {
     "listen-client-urls": c.listenClientUrls.map(stripSlash),
   });
   log.info("embed/etcd.go:323", "starting an etcd server", {
@@ -99,19 +116,18 @@ async function serve(c: MemberConfig, log: Logger): Promise<number> {
     "git-sha": "etcd-lab",
     "go-version": `node${process.versions.node}`,
     "go-os": process.platform,
-    "go-arch": process.arch,
-    "max-cpu-set": 2,
-    "max-cpu-available": 2,
+    "go-arch": process.arch === "x64" ? "amd64" : process.arch,
     name: c.name,
     "data-dir": c.dataDir,
     "wal-dir": c.walDir,
-    "wal-dir-dedicated": c.walDir,
     "member-dir": `${c.dataDir}/member`,
     "force-new-cluster": c.forceNewCluster,
     "heartbeat-interval": `${c.heartbeatMs}ms`,
     "election-timeout": `${c.electionMs / 1000}s`,
     "initial-election-tick-advance": c.initialElectionTickAdvance,
     "snapshot-count": c.snapshotCount,
+    "max-wals": c.maxWals,
+    "max-snapshots": c.maxSnapshots,
     "snapshot-catchup-entries": c.snapshotCatchupEntries,
     "initial-advertise-peer-urls": c.initialAdvertisePeerUrls,
     "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
@@ -127,97 +143,6 @@ async function serve(c: MemberConfig, log: Logger): Promise<number> {
     "pre-vote": c.preVote,
     "auto-compaction-mode": c.autoCompactionMode,
     "auto-compaction-retention": c.autoCompactionRetention,
-  });
-
-  const server = await EtcdServer.start({ config: c, logger: log });
-  const api = new EtcdApi(server);
-  const grpcServers: GrpcServer[] = [];
-  const tls = c.tls.certFile
-    ? {
-        cert: readFileSync(c.tls.certFile),
-        key: readFileSync(c.tls.keyFile),
-        ca: c.tls.trustedCaFile ? readFileSync(c.tls.trustedCaFile) : undefined,
-        clientCertAuth: c.tls.clientCertAuth,
-      }
-    : undefined;
-  for (const url of c.listenClientUrls) {
-    const g = new GrpcServer({
-      maxReceiveMessageBytes: c.maxRequestBytes + grpcOverheadBytes,
-      tls: url.protocol === "https:" ? tls : undefined,
-      fallback: clientHttpHandler(api),
-    });
-    registerServices(g, api);
-    await g.listen(Number(url.port), url.hostname.replace(/^\[|\]$/g, ""));
-    grpcServers.push(g);
-    if (url.protocol === "http:") {
-      log.warn("embed/serve.go:210", "serving client traffic insecurely; this is strongly discouraged!", {
-        address: `${url.hostname}:${url.port}`,
-      });
-    } else {
-      log.info("embed/serve.go:275", "serving client traffic securely", { address: `${url.hostname}:${url.port}` });
-    }
-  }
-  const metricsServers: HttpServer[] = [];
-  for (const url of c.listenMetricsUrls) {
-    const h = createHttpServer(metricsHttpHandler(api));
-    await new Promise<void>((resolve) => h.listen(Number(url.port), url.hostname.replace(/^\[|\]$/g, ""), resolve));
-    metricsServers.push(h);
-    log.info("embed/etcd.go:857", "serving metrics", { address: stripSlash(url) });
-  }
-  log.info("embed/etcd.go:279", "now serving peer/client/metrics", {
-    "local-member-id": formatId(server.memberId),
-    "initial-advertise-peer-urls": c.initialAdvertisePeerUrls,
-    "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
-    "advertise-client-urls": c.advertiseClientUrls,
-    "listen-client-urls": c.listenClientUrls.map(stripSlash),
-    "listen-metrics-urls": c.listenMetricsUrls.map(stripSlash),
-  });
-
-  const controlPath = process.env["ETCD_LAB_CONTROL_SOCKET"];
-  const control = controlPath
-    ? await ControlChannel.listen(controlPath, {
-        status: () => ({
-          name: c.name,
-          memberId: formatId(server.memberId),
-          ...server.transport.faults(),
-          fsyncDelayMs: server.fsyncDelayMs(),
-        }),
-        drop: (peers, direction) => server.transport.drop(peers, direction),
-        delay: (peers, ms) => server.transport.delay(peers, ms),
-        heal: () => server.transport.heal(),
-        setFsyncDelay: (ms) => server.setFsyncDelayMs(ms),
-      })
-    : undefined;
-
-  return new Promise<number>((resolve) => {
-    let closing = false;
-    const shutdown = async (reason: string, code: number): Promise<void> => {
-      if (closing) return;
-      closing = true;
-      log.info("etcdserver/server.go:1530", "closing etcd server", {
-        name: c.name,
-        "data-dir": c.dataDir,
-        "advertise-peer-urls": c.initialAdvertisePeerUrls,
-        "advertise-client-urls": c.advertiseClientUrls,
-        reason,
-      });
-      await control?.close();
-      await Promise.all(grpcServers.map((g) => g.close()));
-      await Promise.all(metricsServers.map((h) => new Promise((r) => h.close(() => r(undefined)))));
-      await server.stop(reason === "signal" ? "shutdown" : reason);
-      log.info("embed/etcd.go:411", "closed etcd server", { name: c.name, "data-dir": c.dataDir });
-      resolve(code);
-    };
-    for (const sig of ["SIGTERM", "SIGINT"] as const) {
-      process.on(sig, () => {
-        log.info("osutil/interrupt_unix.go:64", "received signal; shutting down", { signal: sig });
-        void shutdown("signal", 0);
-      });
-    }
-    server.onStop((reason) => {
-      log.warn("etcdserver/server.go:1180", reason, { "local-member-id": formatId(server.memberId) });
-      void shutdown(reason, 1);
-    });
   });
 }
 

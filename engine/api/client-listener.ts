@@ -1,0 +1,106 @@
+// ClientListener: the front of a client URL (etcd's cmux). It accepts TCP (or TLS, with ALPN h2 and
+// http/1.1 and --client-cert-auth), tells HTTP/2 from HTTP/1.x by the first bytes, and hands HTTP/2
+// connections to the gRPC server's node:http2 server — those that open like grpc-go through the :authority
+// repair for etcd 3.4's clientv3 (h2-authority.ts) — and HTTP/1.x ones to an HTTP server with the same
+// fallback handler (gateway, /health, /metrics, /version).
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { Http2Server, Http2SecureServer } from "node:http2";
+import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import type { TlsOptions } from "../server/tls.ts";
+import { RepairedConnection, clientPreface, opensLikeGrpcGo } from "./h2-authority.ts";
+
+/** firstFrameWaitMs: how long a new connection may take to send its preface and first frame (sent together by every HTTP/2 client; only a loaded machine splits them) before it is handed on as is. */
+const firstFrameWaitMs = 1000;
+
+/** ClientListenerOptions configure one client URL's listener. */
+export interface ClientListenerOptions {
+  host: string;
+  port: number;
+  tls?: TlsOptions | undefined;
+  /** h2 is the plaintext node:http2 server that serves gRPC and HTTP/2 fallback requests. */
+  h2: Http2Server | Http2SecureServer;
+  /** http1 serves HTTP/1.x requests. */
+  http1: (req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** ClientListener listens on one client URL. */
+export class ClientListener {
+  private readonly sockets = new Set<Socket>();
+  private readonly h1;
+
+  private constructor(
+    private readonly server: Server,
+    private readonly opts: ClientListenerOptions,
+  ) {
+    this.h1 = createHttpServer(opts.http1);
+  }
+
+  /** listen starts listening and resolves once bound. */
+  static async listen(opts: ClientListenerOptions): Promise<ClientListener> {
+    const onSocket = (s: Socket): void => self.accept(s);
+    const server = opts.tls
+      ? createTlsServer({ ...opts.tls, ALPNProtocols: ["h2", "http/1.1"] }, onSocket)
+      : createNetServer({ noDelay: true }, onSocket);
+    const self = new ClientListener(server, opts);
+    if (opts.tls) server.on("tlsClientError", (_err, s: TLSSocket) => s.destroy());
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(opts.port, opts.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return self;
+  }
+
+  /** address is the bound address. */
+  address(): AddressInfo {
+    return this.server.address() as AddressInfo;
+  }
+
+  /** close stops listening and drops every connection it accepted. */
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.h1.closeAllConnections();
+    for (const s of this.sockets) s.destroy();
+    await closed;
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket);
+    socket.on("close", () => this.sockets.delete(socket));
+    socket.on("error", () => socket.destroy());
+    socket.setNoDelay(true);
+    let head: Buffer = Buffer.alloc(0);
+    let timer: NodeJS.Timeout | undefined;
+    const handOn = (repair: boolean): void => {
+      if (timer) clearTimeout(timer);
+      socket.off("data", onData);
+      socket.pause();
+      if (repair) {
+        this.opts.h2.emit("connection", new RepairedConnection(socket, head));
+        return;
+      }
+      socket.unshift(head);
+      if (head.subarray(0, 3).toString("latin1") === "PRI") {
+        this.opts.h2.emit("connection", socket);
+      } else {
+        this.h1.emit("connection", socket);
+        socket.resume();
+      }
+    };
+    const onData = (chunk: Buffer): void => {
+      head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, clientPreface.length);
+      if (!head.subarray(0, n).equals(clientPreface.subarray(0, n))) return handOn(false);
+      const grpcGo = opensLikeGrpcGo(head);
+      if (grpcGo === undefined) {
+        timer ??= setTimeout(() => handOn(false), firstFrameWaitMs);
+        return;
+      }
+      handOn(grpcGo);
+    };
+    socket.on("data", onData);
+  }
+}
