@@ -1,6 +1,7 @@
 // bench-grpc: unary round trips per second, our gRPC stack vs @grpc/grpc-js (test-only peer), each server in
 // its own process, every client × server pairing, sequential (latency) and 64 in flight (throughput).
-//   npx tsx engine/grpc/bench-grpc.ts [--seconds 2]
+//   npx tsx engine/grpc/bench-grpc.ts [--seconds 2]      each server in its own process
+//   npx tsx engine/grpc/bench-grpc.ts --in-process       client and server in this process (steadier CPU/call)
 import { fork, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -122,7 +123,88 @@ export async function benchGrpc(seconds = 2): Promise<void> {
   }
 }
 
+/**
+ * benchInProcess runs client and server of each stack in this one process (our client → our server, grpc-js
+ * client → grpc-js server) and prints calls/s and CPU µs per call for both ends together.
+ */
+export async function benchInProcess(calls = 20_000): Promise<void> {
+  const { GrpcServer } = await import("./server.ts");
+  const { RangeResponse } = await import("../proto/gen/etcdserverpb.ts");
+  const enc = new TextEncoder();
+  const ours = new GrpcServer();
+  ours.addService(KVService, {
+    Range: () =>
+      RangeResponse.create({
+        header: { clusterId: 1n, memberId: 2n, revision: 3, raftTerm: 4 },
+        kvs: [
+          {
+            key: enc.encode("foo"),
+            value: enc.encode("bar"),
+            createRevision: 1,
+            modRevision: 1,
+            version: 1,
+            lease: 0n,
+          },
+        ],
+        count: 1,
+      }),
+  });
+  const { port: oursPort } = await ours.listen(0);
+  const def = protoLoader.loadSync("etcdserverpb/rpc.proto", {
+    includeDirs: [join(import.meta.dirname, "../proto")],
+    keepCase: true,
+    longs: String,
+    enums: Number,
+  });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    etcdserverpb: Record<string, grpc.ServiceClientConstructor>;
+  };
+  const theirs = new grpc.Server();
+  const response = {
+    header: { cluster_id: "1", member_id: "2", revision: "3", raft_term: "4" },
+    kvs: [
+      { key: Buffer.from("foo"), value: Buffer.from("bar"), create_revision: "1", mod_revision: "1", version: "1" },
+    ],
+    count: "1",
+  };
+  theirs.addService(pkg.etcdserverpb["KV"]!.service, {
+    Range: (_c: unknown, cb: grpc.sendUnaryData<unknown>) => cb(null, response),
+  });
+  const theirsPort = await new Promise<number>((resolve, reject) =>
+    theirs.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))),
+  );
+  try {
+    for (const inFlight of [1, 64]) {
+      for (const [name, caller] of [
+        ["ours   ", ourClient(oursPort)],
+        ["grpc-js", grpcjsClient(theirsPort)],
+      ] as const) {
+        for (let i = 0; i < 500; i++) await caller.call();
+        let left = calls;
+        const c0 = process.cpuUsage();
+        const t0 = performance.now();
+        await Promise.all(
+          Array.from({ length: inFlight }, async () => {
+            while (left-- > 0) await caller.call();
+          }),
+        );
+        const wall = (performance.now() - t0) / 1000;
+        const c = process.cpuUsage(c0);
+        caller.close();
+        console.log(
+          `in-process ${name} in-flight ${String(inFlight).padStart(2)}: ${(calls / wall).toFixed(0).padStart(6)} calls/s, ` +
+            `${((c.user + c.system) / calls).toFixed(0).padStart(4)} µs CPU/call (client + server)`,
+        );
+      }
+    }
+  } finally {
+    await ours.close();
+    theirs.forceShutdown();
+  }
+}
+
 if (process.argv[1] && import.meta.filename === process.argv[1]) {
   const i = process.argv.indexOf("--seconds");
-  await benchGrpc(i > 0 ? Number(process.argv[i + 1]) : 2);
+  if (process.argv.includes("--in-process")) await benchInProcess();
+  else await benchGrpc(i > 0 ? Number(process.argv[i + 1]) : 2);
 }
