@@ -4,6 +4,7 @@
 import type { ClusterStatus } from "./cluster/status-types.ts";
 import type { LabEvent } from "./session/event-types.ts";
 import type { Backend } from "./cluster/status-types.ts";
+import type { EtcdClient } from "./client/index.ts";
 
 export {
   defineLab,
@@ -91,6 +92,12 @@ export interface CheckContext {
   endpoints: string[];
   /** store reads the cluster through the etcd API (linearizable unless `serializable`). */
   store: StoreReader;
+  /**
+   * client is the session's etcd client (engine/client, every member's endpoint) for what `store` does not
+   * cover: leases (`leaseTimeToLive`), `memberList`, `alarmList`, `hashKV`... Checks read; they do not write.
+   * The engine always sets it; it is optional only so that hand-made contexts in a lab's unit tests may omit it.
+   */
+  client?: EtcdClient;
   /** status samples every member's Status RPC and metrics now. */
   status(): Promise<ClusterStatus>;
   /** events is the session's event log up to the moment the check started. */

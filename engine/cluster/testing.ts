@@ -33,6 +33,9 @@ async function probe(b: Backend): Promise<string | null> {
   const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-probe-"));
   let error: string | null = null;
   let step = "start a one-member cluster";
+  // The client's timers do not hold the event loop open; a probe that waits on a silent member must not let
+  // a plain-Node caller (the bench) end with an unsettled top-level await.
+  const keepAlive = setInterval(() => undefined, 1000);
   try {
     const { EtcdConnection } = await import("../session/etcd-connection.ts");
     let conn: InstanceType<typeof EtcdConnection> | null = null;
@@ -73,6 +76,7 @@ async function probe(b: Backend): Promise<string | null> {
   } catch (err) {
     error = `a one-member cluster failed at "${step}": ${(err as Error).message.split("\n").slice(0, 4).join(" | ")}`;
   } finally {
+    clearInterval(keepAlive);
     await guard.close();
     rmSync(workspace, { recursive: true, force: true });
   }

@@ -53,6 +53,7 @@ function runner() {
     backend: "real",
     endpoints: [],
     store: unusedStore,
+    client: unusedStore as never,
     status: () => Promise.reject(new Error("unused")),
     events: [],
     workspace: mkdtempSync(join(tmpdir(), "etcd-lab-runner-ws-")),

@@ -9,6 +9,7 @@ import type { TaskResult, TaskState } from "../http/api-types.ts";
 import type { CheckResult, LabDefinition, TaskDefinition } from "../../lab/lab-format.ts";
 import type { LabEvent, LabEventBody } from "./event-types.ts";
 import type { LabStore } from "./lab-store.ts";
+import type { EtcdClient } from "../client/index.ts";
 import { readOnlyStore } from "./lab-store.ts";
 import type { ProgressStore } from "./progress-store.ts";
 import { workspaceFiles } from "./workspace.ts";
@@ -26,6 +27,7 @@ export interface CheckInputs {
   backend: Backend;
   endpoints: string[];
   store: LabStore;
+  client: EtcdClient;
   status(): Promise<ClusterStatus>;
   events: readonly LabEvent[];
   workspace: string;
@@ -179,6 +181,7 @@ export function buildContext(i: CheckInputs): CheckContext {
     backend: i.backend,
     endpoints: i.endpoints,
     store: readOnlyStore(i.store),
+    client: i.client,
     status: i.status,
     events: i.events,
     files: workspaceFiles(i.workspace),

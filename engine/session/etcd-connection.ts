@@ -51,7 +51,8 @@ function readOpts(o: GetOptions): { revision?: number; serializable?: boolean } 
 
 /** EtcdConnection implements LabStore and ClusterRpc for one cluster with one EtcdClient. */
 export class EtcdConnection implements LabStore, ClusterRpc {
-  private readonly client: EtcdClient;
+  /** client is the EtcdClient underneath (checks get it as ctx.client). */
+  readonly client: EtcdClient;
 
   constructor(private readonly endpoints: readonly string[]) {
     this.client = new EtcdClient({ endpoints, dialTimeoutMs: 2000, commandTimeoutMs });
@@ -179,5 +180,5 @@ export class EtcdConnection implements LabStore, ClusterRpc {
 /** connectEtcd opens the adapter for a cluster's endpoints (the session's `connect`). */
 export function connectEtcd(endpoints: string[]): Connection {
   const c = new EtcdConnection(endpoints);
-  return { store: c, rpc: c };
+  return { store: c, rpc: c, client: c.client };
 }

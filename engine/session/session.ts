@@ -9,6 +9,7 @@ import { ClusterControlError } from "../cluster/control-error.ts";
 import { capabilitiesOf } from "../cluster/member-binary.ts";
 import { StatusTracker } from "../cluster/status-tracker.ts";
 import type { ClusterRpc } from "../cluster/cluster-rpc.ts";
+import type { EtcdClient } from "../client/index.ts";
 import type { Backend, ClusterStatus } from "../cluster/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../http/api-types.ts";
 import type { LabDefinition, TaskDefinition } from "../../lab/lab-format.ts";
@@ -32,6 +33,8 @@ import { killMarked, type ProcessGuard } from "./watchdog.ts";
 export interface Connection {
   store: LabStore;
   rpc: ClusterRpc;
+  /** client is the etcd client underneath, handed to checks. */
+  client: EtcdClient;
 }
 
 /** SessionDeps are the server-wide services a session uses. */
@@ -613,6 +616,7 @@ export class LabSession {
       backend: this.backend,
       endpoints: this.clusterOrThrow().endpoints(),
       store: this.connOrThrow().store,
+      client: this.connOrThrow().client,
       status: () => this.status(),
       events: this.events.all(),
       workspace: this.workspace,
