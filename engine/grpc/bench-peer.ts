@@ -9,6 +9,8 @@ import { GrpcServer } from "./server.ts";
 const enc = new TextEncoder();
 const which = process.argv[2];
 // The bench asks for this process's CPU time (µs) over IPC to compute server CPU per call.
+// Never outlive the bench (it may crash before it can kill us).
+process.on("disconnect", () => process.exit(0));
 process.on("message", () => {
   const u = process.cpuUsage();
   process.send?.(u.user + u.system);
