@@ -8,12 +8,12 @@
 //   4. real etcd 3.4 (when /usr/bin/etcd is installed and BENCH_REAL_ETCD != 0): the same ~100 MB fill
 //      through its API, its own commit p99 from /metrics, and its defrag time, as ratios.
 // BENCH_STORAGE_SCALE (default 1) scales the data sizes.
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { LmdbBackend } from "../engine/backend/lmdb-backend.ts";
+import { EtcdClient } from "../engine/client/index.ts";
+import { realEtcdBinary, startRealEtcd } from "../engine/client/test-fixtures/real-etcd.ts";
 import { utf8Bytes } from "../engine/mvcc/bytes.ts";
 import { CompactionJob } from "../engine/mvcc/compaction.ts";
 import { isEtcdError } from "../engine/mvcc/errors.ts";
@@ -231,15 +231,6 @@ function compaction(dir: string): void {
   backend.close();
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === "object" && a ? a.port : 0));
-    });
-  });
-}
-
 /** quantileOf is PromQL's histogram_quantile over one family of cumulative bucket lines. */
 function quantileOf(text: string, name: string, q: number): number {
   const buckets: [number, number][] = [];
@@ -256,70 +247,42 @@ function quantileOf(text: string, name: string, q: number): number {
   return prev[0];
 }
 
-async function realEtcd(
-  dir: string,
-): Promise<{ commitP99Ms: number; defragMs: number; sizeBytes: number } | undefined> {
+async function realEtcd(): Promise<{ commitP99Ms: number; defragMs: number; sizeBytes: number } | undefined> {
   if (process.env.BENCH_REAL_ETCD === "0") return undefined;
-  if (!existsSync("/usr/bin/etcd")) {
-    console.log("real etcd: /usr/bin/etcd not installed, skipped");
+  if (!existsSync(realEtcdBinary)) {
+    console.log(`real etcd: ${realEtcdBinary} not installed, skipped`);
     return undefined;
   }
-  const [client, peer, metricsPort] = [await freePort(), await freePort(), await freePort()];
-  const url = `http://127.0.0.1:${client}`;
-  const etcd = spawn(
-    "/usr/bin/etcd",
-    [
-      "--name=s1",
-      `--data-dir=${join(dir, "s1.etcd")}`,
-      `--listen-client-urls=${url}`,
-      `--advertise-client-urls=${url}`,
-      `--listen-peer-urls=http://127.0.0.1:${peer}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${peer}`,
-      `--initial-cluster=s1=http://127.0.0.1:${peer}`,
-      `--listen-metrics-urls=http://127.0.0.1:${metricsPort}`,
-    ],
-    { stdio: "ignore" },
-  );
+  const etcd = await startRealEtcd("bench-storage");
+  const c = new EtcdClient({ endpoints: [etcd.endpoint], dialTimeoutMs: 2000, commandTimeoutMs: 600_000 });
   try {
-    const { Etcd3 } = await import("etcd3");
-    const c = new Etcd3({ hosts: url });
-    for (let i = 0; ; i++) {
-      try {
-        await c.put("warmup").value("x");
-        break;
-      } catch (err) {
-        if (i > 100) throw err;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-    }
     const keys = n(100_000);
-    const value = Buffer.alloc(1024, 0x62);
+    const value = new Uint8Array(1024).fill(0x62);
     const t = performance.now();
     let next = 0;
     const worker = async () => {
       while (next < keys) {
         const i = next++;
-        await c.put(Buffer.from(key(i))).value(value);
+        await c.put({ key: key(i), value });
       }
     };
     await Promise.all(Array.from({ length: 64 }, worker));
     const fillMs = performance.now() - t;
-    const metrics = async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    const text = await metrics();
+    // etcd serves /metrics on its client URL too.
+    const text = await (await fetch(`${etcd.clientURL}/metrics`)).text();
     const commitP99Ms = quantileOf(text, "etcd_disk_backend_commit_duration_seconds", 0.99) * 1000;
     const sizeBytes = Number(/^etcd_mvcc_db_total_size_in_bytes (\S+)$/m.exec(text)?.[1] ?? 0);
     const t2 = performance.now();
-    await c.maintenance.defragment();
+    await c.defragment(etcd.endpoint);
     const defragMs = performance.now() - t2;
     console.log(
       `real etcd 3.4, same fill through its API (64 clients) at ${rate(keys, fillMs)}: db ${mb(sizeBytes)}, its backend commit p99 ` +
         `${ms(commitP99Ms)}; defrag (RPC round trip) ${ms(defragMs)}`,
     );
-    c.close();
     return { commitP99Ms, defragMs, sizeBytes };
   } finally {
-    etcd.kill("SIGTERM");
-    await new Promise((r) => etcd.once("exit", r));
+    c.close();
+    await etcd.stop();
   }
 }
 
@@ -338,7 +301,7 @@ export async function benchStorage(): Promise<void> {
     const paced = await pacedCommits(dir, 2000, 5);
     const ours = await commitAndDefrag(dir);
     compaction(dir);
-    const etcd = await realEtcd(dir);
+    const etcd = await realEtcd();
     if (etcd) {
       console.log(
         `ratio ours/etcd: backend commit p99 ${(paced.p99Ms / etcd.commitP99Ms).toFixed(2)} (ours paced, ~${Math.round(paced.writesPerCommit)} writes/commit; ` +

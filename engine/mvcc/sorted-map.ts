@@ -89,10 +89,7 @@ export class SortedMap<V> {
    * `visit` returns false. The map must not be modified during the visit.
    */
   forEachInRange(start: string, end: string | undefined, visit: (key: string, value: V) => boolean | void): void {
-    let c = Math.max(this.chunkFor(start), 0);
-    if (c >= this.chunks.length) return;
-    let i = lowerBound((this.chunks[c] as Chunk<V>).keys, start);
-    for (; c < this.chunks.length; c++, i = 0) {
+    for (let [c, i] = this.seek(start); c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c] as Chunk<V>;
       for (; i < chunk.keys.length; i++) {
         const k = chunk.keys[i] as string;
@@ -104,10 +101,7 @@ export class SortedMap<V> {
 
   /** entriesInRange iterates like forEachInRange, lazily (for merging with another ordered source). */
   *entriesInRange(start: string, end: string | undefined): Generator<[string, V]> {
-    let c = Math.max(this.chunkFor(start), 0);
-    if (c >= this.chunks.length) return;
-    let i = lowerBound((this.chunks[c] as Chunk<V>).keys, start);
-    for (; c < this.chunks.length; c++, i = 0) {
+    for (let [c, i] = this.seek(start); c < this.chunks.length; c++, i = 0) {
       const chunk = this.chunks[c] as Chunk<V>;
       for (; i < chunk.keys.length; i++) {
         const k = chunk.keys[i] as string;
@@ -126,6 +120,13 @@ export class SortedMap<V> {
   lastKey(): string | undefined {
     const last = this.chunks[this.chunks.length - 1];
     return last?.keys[last.keys.length - 1];
+  }
+
+  /** seek returns the position (chunk, index in chunk) of the first key >= start. */
+  private seek(start: string): [number, number] {
+    const c = Math.max(this.chunkFor(start), 0);
+    if (c >= this.chunks.length) return [c, 0];
+    return [c, lowerBound((this.chunks[c] as Chunk<V>).keys, start)];
   }
 
   /** chunkFor returns the index of the last chunk whose first key is <= key (-1 if none). */
