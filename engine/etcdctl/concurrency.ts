@@ -60,9 +60,12 @@ function topOf(prefix: Uint8Array, order: pb.RangeRequest_SortOrder, maxCreate =
   });
 }
 
-/** waitDelete waits until `key` is deleted, watching from `rev`. */
-async function waitDelete(client: CtlClient, key: Uint8Array, rev: number): Promise<void> {
+/** waitDelete waits until `key` is deleted, watching from `rev`; cancelling the call ends the wait. */
+async function waitDelete(client: CtlClient, key: Uint8Array, rev: number, call: Call): Promise<void> {
   const w = client.watch(pb.WatchCreateRequest.create({ key, startRevision: rev }), false);
+  const stop = () => w.cancel();
+  call.signal?.addEventListener("abort", stop);
+  if (call.signal?.aborted) stop();
   try {
     for await (const wr of w) {
       if (wr.events.some((e) => e.type === Event_EventType.DELETE)) return;
@@ -70,8 +73,10 @@ async function waitDelete(client: CtlClient, key: Uint8Array, rev: number): Prom
       if (err) throw new Error(err);
     }
   } finally {
+    call.signal?.removeEventListener("abort", stop);
     w.cancel();
   }
+  if (call.signal?.aborted) throw new Error("context canceled");
   throw new Error("lost watcher waiting for delete");
 }
 
@@ -81,7 +86,7 @@ async function waitDeletes(client: CtlClient, prefix: Uint8Array, maxCreateRev: 
     const resp = await client.range(topOf(prefix, pb.RangeRequest_SortOrder.DESCEND, maxCreateRev), call);
     const last = resp.kvs[0];
     if (!last) return;
-    await waitDelete(client, last.key, resp.header?.revision ?? 0);
+    await waitDelete(client, last.key, resp.header?.revision ?? 0, call);
   }
 }
 
@@ -236,6 +241,8 @@ export class Election {
           pb.WatchCreateRequest.create({ key: prefix, rangeEnd: prefixRangeEnd(prefix), startRevision: hdr.revision }),
           false,
         );
+        const stop = () => w.cancel();
+        signal.addEventListener("abort", stop);
         try {
           for await (const wr of w) {
             if (watchErr(wr)) return;
@@ -247,6 +254,7 @@ export class Election {
             }
           }
         } finally {
+          signal.removeEventListener("abort", stop);
           w.cancel();
         }
         if (!kv) return;
@@ -254,6 +262,10 @@ export class Election {
       if (signal.aborted) return;
       yield pb.RangeResponse.create({ header: hdr, kvs: [kv] });
       const w = c.watch(pb.WatchCreateRequest.create({ key: kv.key, startRevision: hdr.revision + 1 }), false);
+      // Cancelling the caller's context ends the watch, and with it the observation (Observe's channel closes).
+      const stop = () => w.cancel();
+      signal.addEventListener("abort", stop);
+      if (signal.aborted) stop();
       let deleted = false;
       try {
         for await (const wr of w) {
@@ -267,6 +279,7 @@ export class Election {
           if (deleted || signal.aborted) break;
         }
       } finally {
+        signal.removeEventListener("abort", stop);
         w.cancel();
       }
       if (!deleted) return;

@@ -9,6 +9,7 @@ import { ExitCode, errorText, exitWithError } from "../cli/exit.ts";
 import { Flag } from "../cli/flags.ts";
 import type { FlagValue } from "../cli/flags.ts";
 import type { CliIo } from "../cli/io.ts";
+import { ExitSignal } from "../cli/io.ts";
 import type { ClientConfig, CtlClient } from "./client-port.ts";
 import { newPrinter } from "./printer/new-printer.ts";
 import type { Printer } from "./printer/printer.ts";
@@ -200,5 +201,6 @@ export function argOrStdin(io: CliIo, args: string[], i: number): Uint8Array {
 
 /** exitOnClientError is the common `cobrautl.ExitWithError(cobrautl.ExitError, err)` after an RPC. */
 export function exitOnClientError(ctl: Ctl, err: unknown, code: number = ExitCode.error): never {
+  if (err instanceof ExitSignal) throw err;
   return exitWithError(ctl.io, code, errorText(err));
 }

@@ -1,8 +1,6 @@
 // DNS SRV discovery of client endpoints (client/pkg/srv GetClient): `_etcd-client-ssl._tcp.<domain>` for
 // https and `_etcd-client._tcp.<domain>` for http (with `-<name>` appended for --discovery-srv-name).
 
-import { promises as dns } from "node:dns";
-
 function service(scheme: "https" | "http", name: string): string {
   const base = scheme === "https" ? "etcd-client-ssl" : "etcd-client";
   return name !== "" ? `${base}-${name}` : base;
@@ -15,6 +13,8 @@ export async function discoverEndpoints(domain: string, serviceName: string): Pr
   for (const scheme of ["https", "http"] as const) {
     const fqdn = `_${service(scheme, serviceName)}._tcp.${domain}`;
     try {
+      // Loaded on demand: most runs never resolve SRV records, and start-up time matters.
+      const dns = (await import("node:dns")).promises;
       for (const r of await dns.resolveSrv(fqdn)) out.push(`${scheme}://${r.name}.:${r.port}`);
     } catch (e) {
       errors.push(

@@ -28,6 +28,8 @@ describe("etcdutl snapshot restore", () => {
         "",
       ].join("\n"),
     );
+    expect(readdirSync(join(out, "member", "snap")).sort()).toEqual(["0000000000000001-0000000000000001.snap", "db"]);
+    expect(readdirSync(join(out, "member", "wal"))).toEqual(["0000000000000000-0000000000000000.wal"]);
     // The member restarts from what restore wrote: its identity, a hard state and a snapshot at index 1.
     const boot = restartMemberStorage(dataDirLayout(out));
     try {

@@ -4,7 +4,7 @@
 // member) and Raft snapshot, and record the members and the consistent index in the backend — logging the
 // same console lines as etcd. The storage steps are engine/snapshot's and engine/datadir's.
 
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { encodeMember } from "../apply/member-json.ts";
 import type { Member } from "../apply/member-json.ts";
@@ -129,5 +129,7 @@ export async function restoreSnapshot(cfg: RestoreConfig, lg: ConsoleLogger): Pr
     membershipInV2Format(members),
   );
   finishRestoredBackend(layout.backendPath, members, { index: log.consistentIndex, term: log.term });
+  // LMDB leaves its lock file beside the db; etcd's data dir has none (the member recreates it when it opens).
+  rmSync(`${layout.backendPath}-lock`, { force: true });
   lg.info("snapshot/v3_snapshot.go:333", "restored snapshot", where);
 }

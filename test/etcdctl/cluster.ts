@@ -104,12 +104,6 @@ export async function startCluster(opts: StartOptions): Promise<Cluster> {
       opts.token ?? "etcdctl-golden",
       "--initial-cluster-state",
       "new",
-      // A generous election timeout: the machine is shared, and a spontaneous election would move the leader
-      // the scripts pinned.
-      "--heartbeat-interval",
-      "100",
-      "--election-timeout",
-      "3000",
       "--logger",
       "zap",
       "--log-outputs",

@@ -10,7 +10,7 @@ export class Normalizer {
 
   /**
    * dir is the cluster's scratch directory; memberPorts lists each member's client and peer port, which
-   * become `<CLIENT1>`, `<PEER1>`, ... (other ports are numbered `<P1>`, ... as they appear).
+   * become `<CLIENT1>`, `<PEER1>`, ... (other OS-assigned ports are numbered `<P1>`, ... as they appear).
    */
   constructor(
     private readonly dir: string,
@@ -33,6 +33,9 @@ export class Normalizer {
 
   private port(p: string): string {
     let name = this.ports.get(p);
+    // Fixed ports in help texts and scripts (2379, 3000, 1) stay; OS-assigned ones (Linux hands out
+    // 32768-60999) differ between runs and are numbered.
+    if (!name && Number(p) < 32768) return p;
     if (!name) {
       name = `<P${[...this.ports.values()].filter((v) => v.startsWith("<P")).length + 1}>`;
       this.ports.set(p, name);

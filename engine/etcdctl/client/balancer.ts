@@ -97,11 +97,19 @@ export class Balancer {
     return new Promise<Picked>((resolve, reject) => {
       let pending = this.subs.length;
       let settled = false;
-      const failOne = (e: unknown) => {
+      const failOne = (e: unknown, ch?: GrpcChannel) => {
         if (e instanceof GrpcError && e.message.startsWith("latest balancer error")) this.latest = e;
+        else if (ch?.lastConnectError) {
+          this.latest = new GrpcError(
+            GrpcStatus.DEADLINE_EXCEEDED,
+            `latest balancer error: ${ch.lastConnectError.message}`,
+          );
+        }
         if (--pending > 0 || settled) return;
         settled = true;
-        reject(e instanceof GrpcError && e.code === GrpcStatus.CANCELLED ? e : this.deadlineError());
+        const canceled =
+          e instanceof GrpcError && e.code === GrpcStatus.CANCELLED && !deadlinePassed(deadlineMs, signal);
+        reject(canceled ? e : this.deadlineError());
       };
       for (const sub of this.subs) {
         if (!sub.channel) {
@@ -116,11 +124,14 @@ export class Balancer {
           continue;
         }
         const ch = sub.channel;
-        ch.ready(true, deadlineMs, signal).then((session) => {
-          if (settled) return;
-          settled = true;
-          resolve({ channel: ch, peer: peerOf(session, this.secure(sub.endpoint)) });
-        }, failOne);
+        ch.ready(true, deadlineMs, signal).then(
+          (session) => {
+            if (settled) return;
+            settled = true;
+            resolve({ channel: ch, peer: peerOf(session, this.secure(sub.endpoint)) });
+          },
+          (e: unknown) => failOne(e, ch),
+        );
       }
       if (this.subs.length === 0) reject(new GrpcError(GrpcStatus.UNAVAILABLE, "there is no address available"));
     });
@@ -135,11 +146,20 @@ export class Balancer {
   }
 }
 
+/** deadlinePassed says whether a call ended by its deadline (commandCtx aborts with that reason). */
+function deadlinePassed(deadlineMs: number | undefined, signal: AbortSignal | undefined): boolean {
+  if (deadlineMs !== undefined && Date.now() >= deadlineMs) return true;
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error && reason.message === "context deadline exceeded";
+}
+
 function waitUntil(deadlineMs: number | undefined, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(t);
-      reject(new GrpcError(GrpcStatus.CANCELLED, "context canceled"));
+      // commandCtx aborts with "context deadline exceeded" when its timer fires, which may run before ours.
+      if (deadlinePassed(deadlineMs, signal)) resolve();
+      else reject(new GrpcError(GrpcStatus.CANCELLED, "context canceled"));
     };
     const t =
       deadlineMs === undefined

@@ -104,6 +104,10 @@ export async function invoke<Req, Res>(
       });
     } catch (e) {
       lastErr = toGrpcError(e);
+      // The command's deadline timer aborts the signal at the deadline; grpc-go reports that as the deadline.
+      if (lastErr.code === GrpcStatus.CANCELLED && callDone(call) === "deadline") {
+        lastErr = new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, "context deadline exceeded");
+      }
     }
     o.io.stderr(
       zapJsonLine({

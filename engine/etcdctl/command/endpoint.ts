@@ -5,7 +5,7 @@ import { Command as Cmd } from "../../cli/command.ts";
 import { ExitCode, errorText, exitWithError } from "../../cli/exit.ts";
 import { formatGoDurationNs } from "../../cli/go-duration.ts";
 import { exitWith } from "../../cli/io.ts";
-import { AlarmType } from "../../proto/gen/etcdserverpb.ts";
+import { AlarmType, RangeRequest } from "../../proto/gen/etcdserverpb.ts";
 import type { ClientConfig } from "../client-port.ts";
 import type { Ctl } from "../global.ts";
 import {
@@ -83,24 +83,8 @@ async function health(ctl: Ctl, c: Command): Promise<void> {
       const { signal, deadlineMs, cancel } = commandCtx(c);
       const eh: EpHealth = { ep, health: false, took: "", error: "" };
       try {
-        await cli.range(
-          {
-            key: new TextEncoder().encode("health"),
-            rangeEnd: new Uint8Array(),
-            limit: 0,
-            revision: 0,
-            sortOrder: 0,
-            sortTarget: 0,
-            serializable: false,
-            keysOnly: false,
-            countOnly: false,
-            minModRevision: 0,
-            maxModRevision: 0,
-            minCreateRevision: 0,
-            maxCreateRevision: 0,
-          },
-          { signal },
-        );
+        // A linearizable Get of a random key: a response (even an empty one) means consensus works.
+        await cli.range(RangeRequest.create({ key: new TextEncoder().encode("health") }), { signal, deadlineMs });
         eh.health = true;
       } catch (e) {
         // Permission denied still proves the request went through consensus.

@@ -1,7 +1,6 @@
 // `etcdctl lock <name> [cmd args...]` (lock_command.go): hold a lock until SIGINT/SIGTERM (printing the
 // lock key), or run a command while holding it (exit status of the command).
 
-import { spawn } from "node:child_process";
 import { Command } from "../../cli/command.ts";
 import { ExitCode, errorText, exitWithError } from "../../cli/exit.ts";
 import { exitWith } from "../../cli/io.ts";
@@ -56,6 +55,7 @@ export function newLockCommand(ctl: Ctl): Command {
         const cmdArgs = args.slice(1);
         if (cmdArgs.length > 0) {
           const env = { ETCD_LOCK_KEY: m.myKey, ETCD_LOCK_REV: String(m.header?.revision ?? 0), ...process.env };
+          const { spawn } = await import("node:child_process"); // on demand: keeps start-up lean
           const status = await new Promise<number | string>((resolve) => {
             const child = spawn(cmdArgs[0] as string, cmdArgs.slice(1), { env, stdio: "inherit" });
             child.on("error", (e) =>

@@ -3,7 +3,6 @@
 // `watch ...`/`progress` lines from stdin. Argument handling (ETCDCTL_WATCH_KEY/RANGE_END, `--`) is a port
 // of parseWatchArgs, whose quirks are part of what learners see.
 
-import { spawn } from "node:child_process";
 import type { Command } from "../../cli/command.ts";
 import { Command as Cmd } from "../../cli/command.ts";
 import { ExitCode, errorText, exitWithError } from "../../cli/exit.ts";
@@ -201,7 +200,8 @@ async function printWatchCh(ctl: Ctl, ch: WatchStream, execArgs: string[]): Prom
   }
 }
 
-function runExec(args: string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+async function runExec(args: string[], env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const { spawn } = await import("node:child_process"); // on demand: keeps start-up lean
   return new Promise((resolve) => {
     const child = spawn(args[0] as string, args.slice(1), { env, stdio: "inherit" });
     child.on("error", (e) => {
