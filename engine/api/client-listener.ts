@@ -22,18 +22,42 @@ export interface ClientListenerOptions {
   h2: Http2Server | Http2SecureServer;
   /** http1 serves HTTP/1.x requests. */
   http1: (req: IncomingMessage, res: ServerResponse) => void;
+  /** onTraffic hears the bytes clients sent and received since the last call (each second, and at close). */
+  onTraffic?: (receivedBytes: number, sentBytes: number) => void;
 }
+
+/** trafficIntervalMs is how often connection byte counts are reported. */
+const trafficIntervalMs = 1000;
 
 /** ClientListener listens on one client URL. */
 export class ClientListener {
-  private readonly sockets = new Set<Socket>();
+  private readonly sockets = new Map<Socket, { read: number; written: number }>();
   private readonly h1;
+  private readonly trafficTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly server: Server,
     private readonly opts: ClientListenerOptions,
   ) {
     this.h1 = createHttpServer(opts.http1);
+    if (opts.onTraffic) {
+      this.trafficTimer = setInterval(() => {
+        for (const s of this.sockets.keys()) this.report(s);
+      }, trafficIntervalMs);
+      this.trafficTimer.unref();
+    }
+  }
+
+  /** report passes on what a connection moved since its last report. */
+  private report(s: Socket): void {
+    const seen = this.sockets.get(s);
+    if (!seen || !this.opts.onTraffic) return;
+    const read = s.bytesRead;
+    const written = s.bytesWritten;
+    if (read === seen.read && written === seen.written) return;
+    this.opts.onTraffic(read - seen.read, written - seen.written);
+    seen.read = read;
+    seen.written = written;
   }
 
   /** listen starts listening and resolves once bound. */
@@ -62,14 +86,18 @@ export class ClientListener {
   /** close stops listening and drops every connection it accepted. */
   async close(): Promise<void> {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    if (this.trafficTimer) clearInterval(this.trafficTimer);
     this.h1.closeAllConnections();
-    for (const s of this.sockets) s.destroy();
+    for (const s of this.sockets.keys()) s.destroy();
     await closed;
   }
 
   private accept(socket: Socket): void {
-    this.sockets.add(socket);
-    socket.on("close", () => this.sockets.delete(socket));
+    this.sockets.set(socket, { read: 0, written: 0 });
+    socket.on("close", () => {
+      this.report(socket);
+      this.sockets.delete(socket);
+    });
     socket.on("error", () => socket.destroy());
     socket.setNoDelay(true);
     let head: Buffer = Buffer.alloc(0);

@@ -39,6 +39,11 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
         tls: secure ? clientTls : undefined,
         h2: grpc.h2,
         http1: fallback,
+        // NB: etcd counts gRPC message bytes; these are the client connections' bytes (HTTP/2 framing included).
+        onTraffic: (received, sent) => {
+          server.metrics.clientGrpcReceivedBytes.inc(received);
+          server.metrics.clientGrpcSentBytes.inc(sent);
+        },
       }),
     );
   }

@@ -10,8 +10,8 @@ import { once } from "node:events";
 import type { Message, NodeId } from "../raft/raftpb.ts";
 import { MessageType } from "../raft/raftpb.ts";
 import type { Logger } from "../log/zap.ts";
-import type { Registry, Counter, Histogram } from "../metrics/registry.ts";
-import { exponentialBuckets } from "../metrics/registry.ts";
+import type { Registry } from "../metrics/registry.ts";
+import { PeerMetrics } from "./peer-metrics.ts";
 import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "./frame.ts";
 import { formatId } from "../server/ids.ts";
 import type { DropDirection } from "../server/control-channel.ts";
@@ -107,29 +107,10 @@ export class PeerTransport {
   private readonly dropIn = new Set<string>();
   private readonly dropOut = new Set<string>();
   private readonly delayOutMs = new Map<string, number>();
-  private readonly sentBytes: Counter;
-  private readonly receivedBytes: Counter;
-  private readonly sentFailures: Counter;
-  private readonly rtt: Histogram;
-  private readonly activePeers;
+  private readonly m: PeerMetrics;
 
   private constructor(private readonly opts: PeerTransportOptions) {
-    const r = opts.registry;
-    this.sentBytes = r.counter("etcd_network_peer_sent_bytes_total", "The total number of bytes sent to peers.");
-    this.receivedBytes = r.counter(
-      "etcd_network_peer_received_bytes_total",
-      "The total number of bytes received from peers.",
-    );
-    this.sentFailures = r.counter(
-      "etcd_network_peer_sent_failures_total",
-      "The total number of send failures from peers.",
-    );
-    this.rtt = r.histogram(
-      "etcd_network_peer_round_trip_time_seconds",
-      "Round-Trip-Time histogram between peers",
-      exponentialBuckets(0.0001, 2, 16),
-    );
-    this.activePeers = r.gauge("etcd_network_active_peers", "The current number of active peer connections.");
+    this.m = new PeerMetrics(opts.registry);
   }
 
   /** listen starts the peer listeners. */
@@ -398,7 +379,7 @@ export class PeerTransport {
       }
       case FrameKind.Pong: {
         const sent = body.readDoubleBE(0);
-        this.rtt.observe(Math.max(0, (this.opts.nowMs() - sent) / 1000), { To: formatId(p.id) });
+        this.m.rtt.observe(Math.max(0, (this.opts.nowMs() - sent) / 1000), { To: formatId(p.id) });
         return;
       }
       default:
@@ -416,7 +397,7 @@ export class PeerTransport {
     p.queue = [];
     p.queuedBytes = 0;
     for (const { onFail } of failed) {
-      this.sentFailures.inc(1, { To: formatId(p.id) });
+      this.m.sentFailures.inc(1, { To: formatId(p.id) });
       onFail();
     }
     if (this.closed || !this.peers.has(p.id)) return;
@@ -442,7 +423,9 @@ export class PeerTransport {
     if (p.active === active) return;
     p.active = active;
     p.activeSinceMs = active ? this.opts.nowMs() : 0;
-    this.activePeers.add(active ? 1 : -1);
+    const labels = { Local: formatId(this.opts.localId), Remote: formatId(p.id) };
+    this.m.activePeers.add(active ? 1 : -1, labels);
+    if (!active) this.m.disconnectedPeers.inc(1, labels);
     if (active) {
       this.opts.logger.info("rafthttp/peer_status.go:53", "peer became active", { "peer-id": formatId(p.id) });
     } else {
@@ -466,7 +449,7 @@ export class PeerTransport {
     if (!this.peers.has(p.id)) return;
     if (!p.ready || !p.sock) {
       if (p.queue.length >= maxQueueFrames || p.queuedBytes + frame.length > maxQueueBytes || !p.sock) {
-        this.sentFailures.inc(1, { To: formatId(p.id) });
+        this.m.sentFailures.inc(1, { To: formatId(p.id) });
         onFail();
         if (!p.sock) this.dial(p);
         return;
@@ -476,12 +459,12 @@ export class PeerTransport {
       return;
     }
     if (p.sock.writableLength > maxQueueBytes) {
-      this.sentFailures.inc(1, { To: formatId(p.id) });
+      this.m.sentFailures.inc(1, { To: formatId(p.id) });
       onFail();
       return;
     }
     p.sock.write(frame);
-    this.sentBytes.inc(frame.length, { To: formatId(p.id) });
+    this.m.sentBytes.inc(frame.length, { To: formatId(p.id) });
   }
 
   private flush(p: PeerState): void {
@@ -490,7 +473,7 @@ export class PeerTransport {
     p.queuedBytes = 0;
     for (const { frame } of q) {
       p.sock?.write(frame);
-      this.sentBytes.inc(frame.length, { To: formatId(p.id) });
+      this.m.sentBytes.inc(frame.length, { To: formatId(p.id) });
     }
   }
 
@@ -507,6 +490,8 @@ export class PeerTransport {
     let src: { path: string; bytes: number; release: () => void } | undefined;
     let ok = false;
     const started = this.opts.nowMs();
+    const to = { To: formatId(p.id) };
+    this.m.snapshotSendInflights.add(1, to);
     try {
       src = await this.opts.snapshotSource(m);
       ok = await this.transferSnapshot(p, m, src.path, src.bytes);
@@ -517,6 +502,13 @@ export class PeerTransport {
       });
     } finally {
       src?.release();
+      this.m.snapshotSendInflights.add(-1, to);
+    }
+    if (ok) {
+      this.m.snapshotSendSuccess.inc(1, to);
+      this.m.snapshotSendSeconds.observe((this.opts.nowMs() - started) / 1000, to);
+    } else {
+      this.m.snapshotSendFailures.inc(1, to);
     }
     if (ok) {
       this.opts.logger.info("rafthttp/snapshot_sender.go:131", "sent database snapshot", {
@@ -575,10 +567,16 @@ export class PeerTransport {
     const decoder = new FrameDecoder();
     let from: bigint | undefined;
     let fromName = "";
-    let snap: { msg: Message; tmp: string; out: ReturnType<typeof createWriteStream>; written: number } | undefined;
+    let snap:
+      | { msg: Message; tmp: string; out: ReturnType<typeof createWriteStream>; written: number; startMs: number }
+      | undefined;
     sock.on("error", () => {});
     sock.on("close", () => {
       this.inbound.delete(sock);
+      if (snap && from !== undefined) {
+        this.m.snapshotReceiveInflights.add(-1, { From: formatId(from) });
+        this.m.snapshotReceiveFailures.inc(1, { From: formatId(from) });
+      }
       snap?.out.destroy();
     });
     sock.on("data", (data: Buffer) => {
@@ -609,7 +607,7 @@ export class PeerTransport {
           this.redialNow(from);
           continue;
         }
-        this.receivedBytes.inc(body.length + 5, { From: formatId(from) });
+        this.m.receivedBytes.inc(body.length + 5, { From: formatId(from) });
         if (this.dropIn.has(fromName || (this.peers.get(from)?.name ?? ""))) continue;
         switch (kind) {
           case FrameKind.Raft:
@@ -640,7 +638,8 @@ export class PeerTransport {
             const msg = this.opts.codec.decode(body.subarray(8));
             const index = msg.snapshot?.metadata.index ?? 0;
             const tmp = `${this.opts.snapshotDir}/${index.toString(16).padStart(16, "0")}.snap.db.tmp`;
-            snap = { msg, tmp, out: createWriteStream(tmp, { mode: 0o600 }), written: 0 };
+            snap = { msg, tmp, out: createWriteStream(tmp, { mode: 0o600 }), written: 0, startMs: this.opts.nowMs() };
+            this.m.snapshotReceiveInflights.add(1, { From: formatId(from) });
             break;
           }
           case FrameKind.SnapChunk:
@@ -653,14 +652,22 @@ export class PeerTransport {
             const s = snap;
             snap = undefined;
             if (!s) break;
+            const labels = { From: formatId(from) };
             s.out.end(() => {
               const final = s.tmp.replace(/\.tmp$/, "");
               rename(s.tmp, final).then(
                 () => {
+                  this.m.snapshotReceiveInflights.add(-1, labels);
+                  this.m.snapshotReceiveSuccess.inc(1, labels);
+                  this.m.snapshotReceiveSeconds.observe((this.opts.nowMs() - s.startMs) / 1000, labels);
                   this.opts.onSnapshotReceived(s.msg, final);
                   if (sock.writable) sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: true }));
                 },
-                () => sock.writable && sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: false })),
+                () => {
+                  this.m.snapshotReceiveInflights.add(-1, labels);
+                  this.m.snapshotReceiveFailures.inc(1, labels);
+                  if (sock.writable) sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: false }));
+                },
               );
             });
             break;

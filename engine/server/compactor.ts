@@ -42,9 +42,12 @@ export function startCompactor(
   timings: CompactorTimings = {},
 ): Compactor | undefined {
   if (retention <= 0) return undefined;
-  return mode === "periodic"
-    ? new PeriodicCompactor(host, retention)
-    : new RevisionCompactor(host, retention, timings.revisionIntervalMs ?? revisionIntervalMs);
+  const c =
+    mode === "periodic"
+      ? new PeriodicCompactor(host, retention)
+      : new RevisionCompactor(host, retention, timings.revisionIntervalMs ?? revisionIntervalMs);
+  c.start();
+  return c;
 }
 
 abstract class TimedCompactor implements Compactor {
@@ -55,7 +58,10 @@ abstract class TimedCompactor implements Compactor {
   constructor(
     protected readonly host: CompactorHost,
     private readonly intervalMs: number,
-  ) {
+  ) {}
+
+  /** start begins the first interval (separate from the constructor: subclasses initialise their fields first). */
+  start(): void {
     this.schedule();
   }
 

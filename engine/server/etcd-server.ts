@@ -116,6 +116,7 @@ export class EtcdServer {
   private readonly timers: NodeJS.Timeout[] = [];
   private appliedIndex = 0;
   private lead = 0n;
+  private clusterVersionSeen: string | undefined;
   private leadElectedAtMs = 0;
   private stopped = false;
   private defragging = false;
@@ -171,7 +172,9 @@ export class EtcdServer {
       nowMs: () => performance.now(),
       onExpiredLeases: (ids) => this.revokeExpiredLeases(ids),
     });
-    this.appliedIndex = this.sm.consistentIndex().index;
+    // Raft re-delivers every entry after its snapshot: the state machine skips those already in the backend,
+    // but conf changes among them must still reach Raft (etcd: applyConfChange runs for every entry).
+    this.appliedIndex = boot.snapshotIndex;
     this.driver = new RaftDriver({
       raft: {
         id: this.memberId as NodeId,
@@ -231,6 +234,10 @@ export class EtcdServer {
       newRequestId: () => this.idGen.next(),
       waitAppliedIndex: () => this.waitAppliedIndex(),
       callLeader: (method, body, deadline) => this.callLeader(method, body, deadline),
+      promoted: (err) => {
+        if (!err) this.metrics.learnerPromoteSuccesses.inc();
+        else this.metrics.learnerPromoteFailures.inc(1, { Reason: err.message });
+      },
     });
     this.leases = new LeaseOps({
       lessor: () => this.sm.lessor,
@@ -275,8 +282,13 @@ export class EtcdServer {
           this.driver.compactLog(to);
         },
         replaceBackend: (path) => {
-          this.backend.replaceWith(path);
-          this.sm.recover();
+          this.metrics.snapshotApplyInProgress.set(1);
+          try {
+            this.backend.replaceWith(path);
+            this.sm.recover();
+          } finally {
+            this.metrics.snapshotApplyInProgress.set(0);
+          }
         },
         afterSnapshotApplied: () => {
           for (const m of this.members()) this.addTransportPeer(m);
@@ -371,6 +383,7 @@ export class EtcdServer {
       ...(cv ? { "cluster-id": formatId(this.clusterId), "cluster-version": majorMinor(cv) } : {}),
       ...(cv ? {} : { "cluster-version": "to_be_decided" }),
     });
+    this.noteClusterVersion();
     this.storageDriver.start();
     this.driver.start();
     void adjustTicks(this.leadership, known.size, this.config.initialElectionTickAdvance);
@@ -512,8 +525,17 @@ export class EtcdServer {
     }
     if (e.data.length === 0) return;
     if (result.raiseNoSpaceAlarm) this.raiseAlarm(AlarmType.NOSPACE);
+    this.noteClusterVersion();
     const id = InternalRaftRequest.decode(e.data).header?.ID ?? 0n;
     this.proposals.applied(id, result);
+  }
+
+  /** noteClusterVersion updates etcd_cluster_version once the cluster version is (re)decided. */
+  private noteClusterVersion(): void {
+    const cv = this.sm.membership.clusterVersion();
+    if (cv === undefined || cv === this.clusterVersionSeen) return;
+    this.clusterVersionSeen = cv;
+    this.metrics.setClusterVersion(majorMinor(cv));
   }
 
   private applyConfChangeEntry(e: Entry): void {
@@ -724,12 +746,17 @@ export class EtcdServer {
 
   private revokeExpiredLeases(ids: bigint[]): void {
     for (const id of ids) {
-      this.propose({ leaseRevoke: { ID: id } }).catch((err: EtcdError) => {
-        this.logger.warn("etcdserver/server.go:900", "failed to revoke lease", {
-          "lease-id": formatId(id),
-          error: err.message,
-        });
-      });
+      this.propose({ leaseRevoke: { ID: id } }).then(
+        (r) => {
+          if (!r.err) this.metrics.leaseExpired.inc();
+        },
+        (err: EtcdError) => {
+          this.logger.warn("etcdserver/server.go:900", "failed to revoke lease", {
+            "lease-id": formatId(id),
+            error: err.message,
+          });
+        },
+      );
     }
   }
 

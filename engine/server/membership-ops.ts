@@ -46,6 +46,8 @@ export interface MembershipHost extends ProposalHost {
   waitAppliedIndex(): Promise<void>;
   /** callLeader makes a peer call to the current leader (waiting for one); it rejects with PeerRequestError. */
   callLeader(method: string, body: unknown, deadlineMs: number): Promise<unknown>;
+  /** promoted counts a promotion this member decided (etcd_server_learner_promote_successes/failures). */
+  promoted(err: EtcdError | undefined): void;
 }
 
 /** MembershipOps serves member add, remove, update and promote. */
@@ -106,9 +108,14 @@ export class MembershipOps {
    */
   async promote(id: bigint, signal?: AbortSignal): Promise<Member[]> {
     try {
-      return await this.promoteAsLeader(id, signal);
+      const members = await this.promoteAsLeader(id, signal);
+      this.host.promoted(undefined);
+      return members;
     } catch (err) {
-      if (err !== ErrNotLeader) throw err;
+      if (err !== ErrNotLeader) {
+        if (err instanceof EtcdError) this.host.promoted(err);
+        throw err;
+      }
     }
     const deadline = this.host.nowMs() + this.host.requestTimeoutMs;
     while (this.host.nowMs() < deadline) {

@@ -52,10 +52,14 @@ export interface ClusterOptions {
   flags?: string[];
   clientTls?: TlsFiles;
   peerTls?: TlsFiles;
+  /** clientCert is the certificate the harness's own HTTP checks present (with --client-cert-auth). */
+  clientCert?: { cert: string; key: string };
   /** env is added to every member's environment. */
   env?: Record<string, string>;
   /** waitHealthy waits until every member answers /health (default true). */
   waitHealthy?: boolean;
+  /** controlSockets gives every member the lab's fault channel at <dir>/<name>.sock. */
+  controlSockets?: boolean;
 }
 
 /** TestMember is one member slot: its ports, data dir, and the process when running. */
@@ -197,12 +201,21 @@ export class TestCluster {
     try {
       m.proc = spawn(cmd, [...prefix, ...args], {
         stdio: ["ignore", "ignore", fd],
-        env: { PATH: process.env["PATH"] ?? "/usr/bin:/bin", ...this.opts.env },
+        env: {
+          PATH: process.env["PATH"] ?? "/usr/bin:/bin",
+          ...this.opts.env,
+          ...(this.opts.controlSockets ? { ETCD_LAB_CONTROL_SOCKET: this.controlSocket(m.name) } : {}),
+        },
       });
     } finally {
       closeSync(fd);
     }
     return m.proc;
+  }
+
+  /** controlSocket is where a member serves the lab's fault channel (with controlSockets). */
+  controlSocket(name: string): string {
+    return join(this.dir, `${name}.sock`);
   }
 
   /** log returns everything a member logged (all its runs). */
@@ -230,9 +243,9 @@ export class TestCluster {
   /** httpGet fetches a path from a member's client (or metrics) port. */
   httpGet(name: string, path: string, port: "client" | "metrics" = "client"): Promise<HttpResult> {
     const m = this.member(name);
-    const tls = port === "client" && this.opts.clientTls;
+    const tls = port === "client" ? this.opts.clientTls : undefined;
     const url = `${tls ? "https" : "http"}://127.0.0.1:${port === "client" ? m.clientPort : m.metricsPort}${path}`;
-    return httpGetUrl(url, tls ? this.opts.clientTls : undefined);
+    return httpGetUrl(url, tls ? { ...tls, ...this.opts.clientCert } : undefined);
   }
 
   /** waitHealthy polls /health until it says true. */
