@@ -60,8 +60,6 @@ export function newMemberCommand(ctl: Ctl): Command {
     use: string,
     short: string,
     long: string,
-    fn: string,
-    line: string,
     act: (c: Command, id: bigint, ctx: { signal: AbortSignal; deadlineMs: number }) => Promise<void>,
   ) =>
     new Command({
@@ -87,8 +85,6 @@ export function newMemberCommand(ctl: Ctl): Command {
     "remove <memberID>",
     "Removes a member from the cluster",
     "",
-    "memberRemoveCommandFunc",
-    "member_command.go:195",
     async (c, id, ctx) => {
       const cli = await mustClientFromCmd(ctl, c, [["memberRemoveCommandFunc", "member_command.go:195"]]);
       try {
@@ -103,8 +99,6 @@ export function newMemberCommand(ctl: Ctl): Command {
     "update <memberID> [options]",
     "Updates a member in the cluster",
     "",
-    "memberUpdateCommandFunc",
-    "member_command.go:221",
     async (c, id, ctx) => {
       const cli = await mustClientFromCmd(ctl, c, [["memberUpdateCommandFunc", "member_command.go:221"]]);
       try {
@@ -142,8 +136,6 @@ The items in the lists are ID, Status, Name, Peer Addrs, Client Addrs, Is Learne
     "promote <memberID>",
     "Promotes a non-voting member in the cluster",
     "Promotes a non-voting learner member to a voting one in the cluster.\n",
-    "memberPromoteCommandFunc",
-    "member_command.go:258",
     async (c, id, ctx) => {
       const cli = await mustClientFromCmd(ctl, c, [["memberPromoteCommandFunc", "member_command.go:258"]]);
       try {

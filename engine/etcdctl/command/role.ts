@@ -41,7 +41,6 @@ export function newRoleCommand(ctl: Ctl): Command {
     use: string,
     short: string,
     msg: string,
-    line: string,
     fn: (c: Command, role: string) => Promise<void>,
   ) =>
     new Command({
@@ -49,7 +48,6 @@ export function newRoleCommand(ctl: Ctl): Command {
       short,
       run: async (c, args) => {
         if (args.length !== 1) exitWithError(io, ExitCode.badArgs, msg);
-        void line;
         await fn(c, args[0] as string);
       },
     });
@@ -58,7 +56,6 @@ export function newRoleCommand(ctl: Ctl): Command {
     "add <role name>",
     "Adds a new role",
     "role add command requires role name as its argument",
-    "role_command.go:113",
     async (c, role) => {
       const cli = await mustClientFromCmd(ctl, c, [["roleAddCommandFunc", "role_command.go:113"]]);
       try {
@@ -72,7 +69,6 @@ export function newRoleCommand(ctl: Ctl): Command {
     "delete <role name>",
     "Deletes a role",
     "role delete command requires role name as its argument",
-    "role_command.go:127",
     async (c, role) => {
       const cli = await mustClientFromCmd(ctl, c, [["roleDeleteCommandFunc", "role_command.go:127"]]);
       try {
@@ -86,7 +82,6 @@ export function newRoleCommand(ctl: Ctl): Command {
     "get <role name>",
     "Gets detailed information of a role",
     "role get command requires role name as its argument",
-    "role_command.go:142",
     async (c, role) => {
       const cli = await mustClientFromCmd(ctl, c, [["roleGetCommandFunc", "role_command.go:142"]]);
       try {

@@ -88,11 +88,13 @@ async function save(ctl: Ctl, c: Command, args: string[]): Promise<void> {
   if (cfg.endpoints.length !== 1) {
     fail(`snapshot must be requested to one selected node, not multiple [${cfg.endpoints.join(" ")}]`);
   }
-  const { newCtlClient } = await import("../client.ts");
+  const { newCtlClient, ClientConfigError } = await import("../client.ts");
   let cli;
   try {
     cli = ctl.track(await newCtlClient(io, cfg, { logger: "client" }));
   } catch (e) {
+    // mustClientCfgFromCmd: a configuration clientv3 rejects (TLS files) is a bad-arguments exit.
+    if (e instanceof ClientConfigError) return exitWithError(io, ExitCode.badArgs, e);
     return fail(e);
   }
   const part = `${path}.part`;
