@@ -9,6 +9,9 @@ import { join } from "node:path";
 import { BackendUnavailable, resolveMemberBinary } from "./member-binary.ts";
 import type { Backend } from "./status-types.ts";
 import { repoRoot } from "./repo-root.ts";
+import { Cluster } from "./cluster.ts";
+import { Watchdog } from "../session/watchdog.ts";
+import { EtcdConnection } from "../session/etcd-connection.ts";
 
 function skipOrFail(b: Backend, why: string): void {
   if (process.env["ETCD_LAB_CI"] === "1") throw new Error(`ETCD_LAB_CI=1 but backend ${b} is unusable: ${why}`);
@@ -27,8 +30,6 @@ async function probe(b: Backend): Promise<string | null> {
   const cacheDir = join(repoRoot(), "node_modules", ".cache", "etcd-lab");
   const cache = join(cacheDir, `probe-${probeKey(b)}.json`);
   if (existsSync(cache)) return (JSON.parse(readFileSync(cache, "utf8")) as { error: string | null }).error;
-  const { Cluster } = await import("./cluster.ts");
-  const { Watchdog } = await import("../session/watchdog.ts");
   const guard = new Watchdog();
   const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-probe-"));
   let error: string | null = null;
@@ -37,8 +38,7 @@ async function probe(b: Backend): Promise<string | null> {
   // a plain-Node caller (the bench) end with an unsettled top-level await.
   const keepAlive = setInterval(() => undefined, 1000);
   try {
-    const { EtcdConnection } = await import("../session/etcd-connection.ts");
-    let conn: InstanceType<typeof EtcdConnection> | null = null;
+    let conn: EtcdConnection | null = null;
     const c = await Cluster.start({
       session: "probe",
       workspace,
@@ -46,10 +46,10 @@ async function probe(b: Backend): Promise<string | null> {
       members: 1,
       guard,
       rpc: {
-        status: (ep, ms) => (conn as InstanceType<typeof EtcdConnection>).status(ep, ms),
-        memberList: (eps) => (conn as InstanceType<typeof EtcdConnection>).memberList(eps),
-        memberAdd: (eps, urls) => (conn as InstanceType<typeof EtcdConnection>).memberAdd(eps, urls),
-        memberRemove: (eps, id) => (conn as InstanceType<typeof EtcdConnection>).memberRemove(eps, id),
+        status: (ep, ms) => (conn as EtcdConnection).status(ep, ms),
+        memberList: (eps) => (conn as EtcdConnection).memberList(eps),
+        memberAdd: (eps, urls) => (conn as EtcdConnection).memberAdd(eps, urls),
+        memberRemove: (eps, id) => (conn as EtcdConnection).memberRemove(eps, id),
         close: () => undefined,
       },
       onEvent: () => undefined,

@@ -87,6 +87,7 @@ export class Watchdog implements ProcessGuard {
     this.closed = true;
     return new Promise((resolve) => {
       if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      this.child.ref(); // waiting for its exit must hold the event loop open (it was unref'd at spawn)
       this.child.once("exit", () => resolve());
       this.child.stdin?.end();
     });
