@@ -2,7 +2,7 @@ export {};
 // npm run bench -- <area> [<area> ...]: runs the named benchmarks (all when none is named). Each area lives
 // in bench/<area>.ts and exports bench<Area>(): speed and memory are reported as ratios against real etcd
 // measured in the same run wherever a real etcd counterpart exists.
-const areas = ["raft", "wal", "storage", "cluster", "etcdctl", "lab"] as const;
+const areas = ["raft", "wal", "storage", "grpc", "cluster", "etcdctl", "lab"] as const;
 type Area = (typeof areas)[number];
 
 function isArea(s: string): s is Area {
@@ -11,7 +11,8 @@ function isArea(s: string): s is Area {
 
 async function run(area: Area): Promise<void> {
   const mod = (await import(`./${area}.ts`)) as Record<string, unknown>;
-  const fn = mod[`bench${area[0]?.toUpperCase()}${area.slice(1)}`];
+  const name = `bench${area[0]?.toUpperCase()}${area.slice(1)}`;
+  const fn = mod[name] ?? mod[`${name}Area`];
   if (typeof fn !== "function") throw new Error(`bench/${area}.ts does not export bench${area}`);
   console.log(`\n=== bench: ${area} ===`);
   await (fn as () => Promise<void>)();
