@@ -1,6 +1,6 @@
 // The course end to end in Debian's Chromium against a fresh lab server: lesson 1 typed, checked and
 // reloaded; a keyboard-only task; lesson 2's leader kill, quorum loss and recovery; screenshots of both
-// lessons in docs/screenshots/. One learner (one browser context) walks through in order.
+// lessons (test-results/screenshots/, or docs/screenshots/ with UPDATE_SCREENSHOTS=1). One learner (one browser context) walks through in order.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browsing, LabServer } from "./harness.ts";
 import {
@@ -77,7 +77,7 @@ describe.skipIf(skip)("the course in a browser", () => {
     await countPods.getByRole("button", { name: "Check: Count the pods" }).click();
     await expect.poll(() => countPods.getByText(/^Passed: Right: \d+ pods/).count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => countPods.getByText("Done", { exact: true }).count()).toBe(1);
-    await saveScreenshot(p, "lesson-1-what-lives-in-etcd");
+    console.log(`e2e: screenshot ${await saveScreenshot(p, "lesson-1-what-lives-in-etcd")}`);
 
     await p.reload();
     await expect
@@ -218,7 +218,7 @@ describe.skipIf(skip)("the course in a browser", () => {
     await expect.poll(() => clusterSummary(p).textContent(), { timeout: 10_000 }).toMatch(/^Quorum lost: 1 of 3/);
     await typeCommand(p, "etcdctl put /lab/during-outage x");
     await waitForTerminal(p, /^Error: context deadline exceeded$/m, 20_000);
-    await saveScreenshot(p, "lesson-2-raft-and-quorum-quorum-lost");
+    console.log(`e2e: screenshot ${await saveScreenshot(p, "lesson-2-raft-and-quorum-quorum-lost")}`);
 
     await memberAction(p, other, "Start");
     await memberAction(p, first as string, "Start");
@@ -244,6 +244,6 @@ describe.skipIf(skip)("the course in a browser", () => {
       .poll(() => members(p).getByText("Up", { exact: true }).count(), { timeout: 30_000 })
       .toBe(3)
       .catch(() => console.warn("e2e: not every member answered before the screenshot"));
-    await saveScreenshot(p, "lesson-2-raft-and-quorum");
+    console.log(`e2e: screenshot ${await saveScreenshot(p, "lesson-2-raft-and-quorum")}`);
   }, 240_000);
 });

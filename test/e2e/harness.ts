@@ -5,7 +5,7 @@ import type { ChildProcess } from "node:child_process";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromium } from "playwright-core";
@@ -14,8 +14,14 @@ import { chromium } from "playwright-core";
 export const repo = join(import.meta.dirname, "..", "..");
 /** chromiumPath is Debian's Chromium, the only browser the tests use. */
 export const chromiumPath = "/usr/bin/chromium";
-/** screenshotsDir receives the lesson screenshots (committed: docs/screenshots/). */
-export const screenshotsDir = join(repo, "docs", "screenshots");
+/**
+ * screenshotsDir receives the lesson screenshots: test-results/screenshots/ (git-ignored) on an ordinary run, so a
+ * test run never modifies committed files; the committed docs/screenshots/ only with UPDATE_SCREENSHOTS=1.
+ */
+export const screenshotsDir =
+  process.env["UPDATE_SCREENSHOTS"] === "1"
+    ? join(repo, "docs", "screenshots")
+    : join(repo, "test-results", "screenshots");
 /** chromiumArgs keeps Chromium quiet and offline. */
 export const chromiumArgs = [
   "--no-sandbox",
@@ -134,7 +140,7 @@ interface MeAnswer {
 
 /**
  * startLabServerForE2e starts a lab server on ETCD_LAB_E2E_BACKEND, else on its default backend, or, when
- * that one cannot run here (GET /api/me says why), on the other one, with a loud note.
+ * that one cannot run here (GET /api/me says why), on the other one, with a loud note (under ETCD_LAB_CI=1: fails).
  */
 export async function startLabServerForE2e(): Promise<LabServer & { backend: string }> {
   const wanted = process.env["ETCD_LAB_E2E_BACKEND"];
@@ -143,6 +149,12 @@ export async function startLabServerForE2e(): Promise<LabServer & { backend: str
   const me = (await res.json()) as MeAnswer;
   const backend = wanted ?? me.defaultBackend;
   if (wanted || me.backends[backend]?.available) return { ...server, backend };
+  if (process.env["ETCD_LAB_CI"] === "1") {
+    await server.stop();
+    throw new Error(
+      `ETCD_LAB_CI=1 but the default backend "${backend}" is unavailable: ${me.backends[backend]?.reason}`,
+    );
+  }
   const other = Object.entries(me.backends).find(([name, info]) => name !== backend && info.available)?.[0];
   if (!other) return { ...server, backend };
   console.warn(
@@ -170,11 +182,12 @@ export async function openBrowser(server: LabServer): Promise<Browsing> {
   return { browser, context, page };
 }
 
-/** saveScreenshot writes docs/screenshots/<name>.png and returns its repo-relative path. */
+/** saveScreenshot writes <screenshotsDir>/<name>.png and returns its repo-relative path. */
 export async function saveScreenshot(page: Page, name: string): Promise<string> {
   mkdirSync(screenshotsDir, { recursive: true });
-  await page.screenshot({ path: join(screenshotsDir, `${name}.png`) });
-  return `docs/screenshots/${name}.png`;
+  const file = join(screenshotsDir, `${name}.png`);
+  await page.screenshot({ path: file });
+  return relative(repo, file);
 }
 
 /** pageScripts lists the /_astro/*.js files a built page loads: its module scripts and their static imports. */
