@@ -13,6 +13,7 @@ import {
 } from "../mvcc/errors.ts";
 import { ConfChangeType, type ConfChange } from "../raft/raftpb.ts";
 import { decodeConfigChangeContext, decodeMember, type Member } from "./member-json.ts";
+import type { SnapshotMembership } from "./snapshot-membership.ts";
 
 /** DEFAULT_MAX_LEARNERS is etcd's --max-learners default. */
 export const DEFAULT_MAX_LEARNERS = 1;
@@ -56,13 +57,14 @@ export function validateConfChange(
 /** ReplayMembership tracks membership through replayed entries, starting from a Raft snapshot's members. */
 export class ReplayMembership {
   private readonly members: Map<bigint, Member>;
-  private readonly removed = new Set<bigint>();
+  private readonly removed: Set<bigint>;
 
   constructor(
-    members: readonly Member[],
+    start: SnapshotMembership,
     private readonly maxLearners = DEFAULT_MAX_LEARNERS,
   ) {
-    this.members = new Map(members.map((m) => [m.id, m]));
+    this.members = new Map(start.members.map((m) => [m.id, m]));
+    this.removed = new Set(start.removed);
   }
 
   /** replay judges a replayed ConfChange and applies it when valid; it returns the error it was rejected with. */

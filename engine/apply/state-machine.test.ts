@@ -27,6 +27,7 @@ import {
 import { ConfChangeType, type ConfChange, type ConfState } from "../raft/raftpb.ts";
 import { encodeConfigChangeContext, type Member } from "./member-json.ts";
 import { readConfState } from "./meta-state.ts";
+import type { SnapshotMembership } from "./snapshot-membership.ts";
 import { StateMachine } from "./state-machine.ts";
 
 const b = (s: string) => utf8Bytes(s);
@@ -241,21 +242,37 @@ describe("StateMachine membership", () => {
       cc(ConfChangeType.ConfChangeAddNode, member(2n, 2381)),
       cc(ConfChangeType.ConfChangeAddNode, member(3n, 2380)), // rejected: peer URL in use
       { type: ConfChangeType.ConfChangeRemoveNode, nodeId: 2n, context: new Uint8Array(0), id: 0n } as ConfChange,
+      cc(ConfChangeType.ConfChangeAddNode, member(2n, 2399)), // rejected: id removed
     ];
     const firstRun: bigint[] = [];
     log.forEach((c, i) => first.applyConfChange(i + 1, 1, c, (x) => (firstRun.push(x.nodeId), state())));
+    expect(firstRun).toEqual([1n, 2n, 0n, 2n, 0n]);
     backend.forceCommit();
-    const restarted = newSm(backend).sm;
-    restarted.setReplayMembership([]);
-    const replay: bigint[] = [];
-    const results = log.map((c, i) => restarted.applyConfChange(i + 1, 1, c, (x) => (replay.push(x.nodeId), state())));
-    expect(replay).toEqual(firstRun);
-    expect(firstRun).toEqual([1n, 2n, 0n, 2n]);
-    expect(results.map((r) => [r.kind, r.err])).toEqual([
-      ["skipped", undefined],
-      ["skipped", undefined],
-      ["skipped", ErrPeerURLExists],
-      ["skipped", undefined],
-    ]);
+    const replay = (from: number, replayFrom?: SnapshotMembership) => {
+      const restarted = new StateMachine({
+        backend,
+        clock: new ManualClock(0),
+        status: { memberId: () => ME, clusterId: () => 1n, term: () => 2 },
+        minLeaseTtlSeconds: 2,
+        ...(replayFrom ? { replayFrom } : {}),
+      });
+      const seen: bigint[] = [];
+      const results = log
+        .slice(from)
+        .map((c, i) => restarted.applyConfChange(from + i + 1, 1, c, (x) => (seen.push(x.nodeId), state())));
+      expect(results.every((r) => r.kind === "skipped")).toBe(true);
+      return { seen, errs: results.map((r) => r.err) };
+    };
+    // No Raft snapshot: Raft replays from index 1, judged from an empty membership.
+    expect(replay(0)).toEqual({
+      seen: firstRun,
+      errs: [undefined, undefined, ErrPeerURLExists, undefined, ErrIDRemoved],
+    });
+    // A Raft snapshot at index 2: judged from its members (without them, entry 3 would add member 3).
+    const atTwo = { members: [member(1n, 2380), member(2n, 2381)], removed: [] };
+    expect(replay(2, atTwo).seen).toEqual(firstRun.slice(2));
+    expect(replay(2).seen).toEqual([3n, 0n, 2n]);
+    // A Raft snapshot at index 4 knows member 2 was removed.
+    expect(replay(4, { members: [member(1n, 2380)], removed: [2n] }).seen).toEqual([0n]);
   });
 });

@@ -43,6 +43,7 @@ import type { Member } from "./member-json.ts";
 import { writeConfState, writeStorageVersion } from "./meta-state.ts";
 import { MembershipStore } from "./membership-store.ts";
 import { costTxn, quotaAvailable, resolveQuota, type Quota, type QuotaRequest } from "./quota.ts";
+import type { SnapshotMembership } from "./snapshot-membership.ts";
 
 /** RaftStatus is what response headers need from the member (etcd's RaftStatusGetter). */
 export interface RaftStatus {
@@ -107,6 +108,13 @@ export interface StateMachineOptions {
   extension?: ExtensionApplier;
   /** warningApplyDurationMs is etcd's --warning-apply-duration (100 ms). */
   warningApplyDurationMs?: number;
+  /**
+   * replayFrom is the membership of the Raft snapshot Raft restarts from (default: none, Raft replays its log
+   * from index 1). ConfChange entries replayed at or below the consistent index are judged against it, as
+   * etcd judges them against the v2 store it recovered from that snapshot: Raft then receives each change as
+   * it did the first time (one rejected then, e.g. a second add of the same peer URL, again as a no-op).
+   */
+  replayFrom?: SnapshotMembership;
 }
 
 /** StateMachine applies committed entries. */
@@ -117,7 +125,7 @@ export class StateMachine {
   readonly membership: MembershipStore;
   readonly quota: Quota;
   private ci: ConsistentIndex;
-  private replaying: ReplayMembership | undefined;
+  private readonly replaying: ReplayMembership;
   private readonly slowApplies: Counter | undefined;
   private readonly alarmGauge: Gauge | undefined;
 
@@ -144,6 +152,7 @@ export class StateMachine {
     this.alarms = new AlarmStore(backend);
     this.quota = resolveQuota(opts.quotaBackendBytes ?? 0);
     this.ci = readConsistentIndex(backend);
+    this.replaying = new ReplayMembership(opts.replayFrom ?? { members: [], removed: [] }, opts.maxLearners);
     backend.forceCommit();
     this.slowApplies = registry?.counter(
       "etcd_server_slow_apply_total",
@@ -191,7 +200,7 @@ export class StateMachine {
   ): ConfChangeResult {
     if (!this.advance(index)) {
       // Already in the backend: Raft still needs it, judged as it was the first time.
-      const err = this.replaying?.replay(cc);
+      const err = this.replaying.replay(cc);
       applyToRaft(err ? { ...cc, nodeId: 0n as ConfChange["nodeId"] } : cc);
       return { kind: "skipped", ...(err ? { err } : {}), removedSelf: false, members: this.membership.members() };
     }
@@ -205,15 +214,6 @@ export class StateMachine {
     writeConfState(this.opts.backend, confState);
     const removedSelf = this.membership.applyConfChange(cc, this.opts.status.memberId());
     return { kind: "applied", removedSelf, members: this.membership.members() };
-  }
-
-  /**
-   * setReplayMembership gives the members recorded in the Raft snapshot a restarting member starts from.
-   * ConfChange entries it replays at or below the consistent index are then judged against that membership,
-   * as etcd judges them against its v2 store; without it they are handed to Raft as they are.
-   */
-  setReplayMembership(members: readonly Member[]): void {
-    this.replaying = new ReplayMembership(members, this.opts.maxLearners);
   }
 
   /** range serves a read outside Raft (serializable, or linearizable after ReadIndex). */

@@ -2,6 +2,7 @@
 // bootstrap.go does — a new member of a new cluster, a new member joining an existing cluster, a restart,
 // and a restart as a new one-member cluster (--force-new-cluster).
 import { encodeConfigChangeContext, type Member } from "../apply/member-json.ts";
+import { decodeSnapshotMembership, type SnapshotMembership } from "../apply/snapshot-membership.ts";
 import {
   createMemberStorage,
   dataDirLayout,
@@ -59,6 +60,8 @@ export interface Bootstrapped {
   restarted: boolean;
   /** snapshotIndex is the index of the snapshot the member restarted from (0 when none). */
   snapshotIndex: number;
+  /** snapshotMembership is the membership that snapshot records (replayed conf changes are judged against it). */
+  snapshotMembership?: SnapshotMembership;
 }
 
 /** BootstrapOptions are the injected pieces bootstrap needs. */
@@ -93,6 +96,13 @@ export async function bootstrap(opts: BootstrapOptions): Promise<Bootstrapped> {
       const memory = new MemoryStorage();
       if (c.forceNewCluster) forceNewCluster(boot, logger);
       loadIntoStorage(boot, memory);
+      const snapshotMembership = boot.snapshot ? decodeSnapshotMembership(boot.snapshot.data) : undefined;
+      if (boot.snapshot && !snapshotMembership) {
+        // etcd panics when its v2 store cannot be recovered from the snapshot.
+        throw new BootstrapError(
+          `failed to recover v2 store from snapshot: snapshot at index ${boot.snapshot.metadata.index} holds no membership`,
+        );
+      }
       return {
         layout,
         lock,
@@ -103,6 +113,7 @@ export async function bootstrap(opts: BootstrapOptions): Promise<Bootstrapped> {
         initialMembers: [],
         restarted: true,
         snapshotIndex: boot.snapshot?.metadata.index ?? 0,
+        ...(snapshotMembership ? { snapshotMembership } : {}),
       };
     }
     const local = c.initialCluster.get(c.name);

@@ -164,6 +164,7 @@ export class EtcdServer {
       quotaBackendBytes: c.quotaBackendBytes,
       maxLearners: c.maxLearners,
       warningApplyDurationMs: c.warningApplyDurationMs,
+      ...(boot.snapshotMembership ? { replayFrom: boot.snapshotMembership } : {}),
     });
     this.metrics.registerQuota(this.sm.quota.bytes ?? 0);
     this.storageDriver = new StorageDriver({
@@ -273,7 +274,7 @@ export class EtcdServer {
         snapDir: boot.layout.snapDir,
         applied: () => this.appliedIndex,
         setApplied: (i) => (this.appliedIndex = i),
-        members: () => this.members(),
+        membership: () => ({ members: this.members(), removed: this.sm.membership.removedIds() }),
         confState: () => this.driver.status().config,
         commitBackend: () => this.backend.forceCommit(),
         saveSnapshot: (i, cs, data) => this.driver.snapshot(i, cs, data, true),

@@ -5,7 +5,7 @@
 // applying it swaps the backend file and reloads the state machine (etcd applySnapshot).
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Member } from "../apply/member-json.ts";
+import { encodeSnapshotMembership, type SnapshotMembership } from "../apply/snapshot-membership.ts";
 import type { Logger } from "../log/zap.ts";
 import type { ConfState, LogIndex, Snapshot } from "../raft/index.ts";
 import { formatId } from "./ids.ts";
@@ -22,7 +22,8 @@ export interface SnapshotHost {
   snapDir: string;
   applied(): number;
   setApplied(index: number): void;
-  members(): Member[];
+  /** membership is what the snapshot's data records: the members and the removed ids. */
+  membership(): SnapshotMembership;
   confState(): ConfState;
   /** commitBackend writes the batch (and with it the consistent index) before a snapshot. */
   commitBackend(): void;
@@ -66,9 +67,7 @@ export class RaftSnapshots {
     const applied = this.host.applied();
     const toDisk = applied - this.diskIndex > this.host.snapshotCount;
     if (!toDisk && applied <= this.memoryIndex + memorySnapshotCount) return;
-    const data = new TextEncoder().encode(
-      JSON.stringify({ members: this.host.members().map((m) => ({ ...m, id: m.id.toString() })) }),
-    );
+    const data = encodeSnapshotMembership(this.host.membership());
     const confState = this.host.confState();
     if (toDisk) {
       this.host.logger.info("etcdserver/server.go:2214", "triggering snapshot", {

@@ -101,7 +101,10 @@ export class ServerMetrics {
       r.counter("etcd_server_client_requests_total", "The total number of client requests per client version."),
     );
     this.clusterVersion = vector(
-      r.gauge("etcd_cluster_version", "Which version is running. 1 for 'cluster_version' label with current cluster version"),
+      r.gauge(
+        "etcd_cluster_version",
+        "Which version is running. 1 for 'cluster_version' label with current cluster version",
+      ),
     );
     this.leaseExpired = r.counter("etcd_debugging_server_lease_expired_total", "The total number of expired leases.");
     this.clientGrpcSentBytes = r.counter(

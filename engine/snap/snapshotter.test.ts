@@ -120,6 +120,23 @@ describe("Snapshotter", () => {
     expect(isSnapError(caught, "no-snapshot")).toBe(true);
   });
 
+  it("warns about unexpected files, but not about the backend's db and LMDB's db-lock beside it", () => {
+    const warnings: string[] = [];
+    const ss = new Snapshotter(dir, {
+      logger: {
+        debug() {},
+        info() {},
+        warn: (_c, m, f) => warnings.push(`${m} ${String(f?.["path"])}`),
+        error() {},
+        enabled: () => true,
+      },
+    });
+    ss.saveSnap(snap(1, 10));
+    for (const f of ["db", "db-lock", "0000000000000010.snap.db", "stray.txt"]) writeFileSync(join(dir, f), "x");
+    expect(ss.snapNames()).toEqual([snapFileName(1, 10)]);
+    expect(warnings).toEqual(["found unexpected non-snap file; skipping stray.txt"]);
+  });
+
   it("purges old .snap and .snap.db files beyond max, and deletes orphaned defrag files", () => {
     const ss = new Snapshotter(dir);
     for (let i = 1; i <= 7; i++) ss.saveSnap(snap(1, i * 10));

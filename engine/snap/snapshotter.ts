@@ -17,6 +17,12 @@ import { encodeSnapFile, readSnapFile, SNAP_SUFFIX, snapFileName } from "./snap-
 /** SNAP_DB_SUFFIX ends the name of a db received with a snapshot from the leader, until it is installed. */
 export const SNAP_DB_SUFFIX = ".snap.db";
 
+/**
+ * BACKEND_FILES are the other files a member keeps in member/snap without a warning: the backend `db` (as
+ * etcd's validFiles) and LMDB's lock file beside it, `db-lock` (bbolt has none).
+ */
+const BACKEND_FILES: ReadonlySet<string> = new Set(["db", "db-lock"]);
+
 /** SnapshotterOptions are the snapshotter's injected world. */
 export interface SnapshotterOptions {
   logger?: Logger | undefined;
@@ -82,7 +88,7 @@ export class Snapshotter {
   snapNames(): string[] {
     const names = readdirSync(this.dir).filter((n) => !this.cleanup(n));
     for (const n of names) {
-      if (!n.endsWith(SNAP_SUFFIX) && n !== "db" && !n.endsWith(SNAP_DB_SUFFIX) && !n.endsWith(".broken")) {
+      if (!n.endsWith(SNAP_SUFFIX) && !BACKEND_FILES.has(n) && !n.endsWith(SNAP_DB_SUFFIX) && !n.endsWith(".broken")) {
         this.logger.warn("snap/snapshotter.go:231", "found unexpected non-snap file; skipping", { path: n });
       }
     }
