@@ -47,6 +47,7 @@ const startAttemptsMax = 3;
 /** ChaosCluster owns the member processes of one chaos run. */
 export class ChaosCluster {
   private readonly members: Member[] = [];
+  private readonly crashes: string[] = [];
 
   private constructor(private readonly opts: ChaosClusterOptions) {}
 
@@ -91,10 +92,13 @@ export class ChaosCluster {
         ...memberFlags(m.spec, { initialCluster: ic, clusterToken: "etcd-lab-chaos", clusterState: "new" }),
         ...(this.opts.extraFlags ?? []),
       ];
-      await m.proc.start(m.flags);
       m.proc.onExit((e) => {
-        if (!e.expected) exited.push(`${m.spec.name} (code ${e.code}, signal ${e.signal})`);
+        if (e.expected) return;
+        const what = `${m.spec.name} (code ${e.code}, signal ${e.signal})`;
+        exited.push(what);
+        this.crashes.push(what);
       });
+      await m.proc.start(m.flags);
     }
     await Promise.all(this.members.map((m) => this.applyFaults(m, () => exited.length > 0)));
     if (exited.length > 0) throw new Error(`member(s) exited while starting: ${exited.join(", ")}`);
@@ -124,6 +128,16 @@ export class ChaosCluster {
   state(name: string): MemberState {
     const p = this.get(name).proc;
     return p.pid === null ? "down" : p.state === "paused" ? "paused" : "up";
+  }
+
+  /** unexpectedExits lists every member exit the harness did not cause (a crash), oldest first. */
+  unexpectedExits(): readonly string[] {
+    return this.crashes;
+  }
+
+  /** killAll SIGKILLs every running member at once (all signals go out in one tick) and waits for the exits. */
+  async killAll(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.proc.kill()));
   }
 
   /** kill SIGKILLs a member and waits for it to exit. */
