@@ -89,9 +89,8 @@ export async function serveGateway(api: EtcdApi, req: Req, res: Res, url: URL): 
     if (path.startsWith("/v3/auth/")) {
       return sendError(res, new GrpcError(GrpcStatus.UNIMPLEMENTED, ErrAuthNotSupported.message));
     }
-    res.writeHead(404, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" });
-    res.end("404 page not found\n");
-    return;
+    // grpc-gateway v2's routing error for an unknown path under /v3/.
+    return sendError(res, new GrpcError(GrpcStatus.NOT_FOUND, "Not Found"));
   }
   if (req.method !== "POST") {
     return sendError(res, new GrpcError(GrpcStatus.UNIMPLEMENTED, "Method Not Allowed"), 405);
@@ -156,11 +155,11 @@ async function serveStream(api: EtcdApi, path: string, body: string, req: Req, r
     await awaitReady(api.server, abort.signal);
     checkStream(api.server, grpcMethodOf(path), {});
     if (path === "/v3/watch") {
-      const reqs = parseJsonStream(body).map((v) => fromGatewayJson(pb.WatchRequest, v as never));
+      const reqs = splitJsonStream(body).map((text) => fromGatewayJson(pb.WatchRequest, text));
       await serveWatch(api, api.server, untilAborted(reqs, abort.signal), writer(pb.WatchResponse));
     } else if (path === "/v3/lease/keepalive") {
-      for (const v of parseJsonStream(body)) {
-        const r = fromGatewayJson(pb.LeaseKeepAliveRequest, v as never);
+      for (const text of splitJsonStream(body)) {
+        const r = fromGatewayJson(pb.LeaseKeepAliveRequest, text);
         await writeResult(pb.LeaseKeepAliveResponse as MessageType<unknown>, await api.leaseRenew(r.ID));
       }
     } else {
@@ -181,8 +180,9 @@ async function* untilAborted<T>(items: T[], signal: AbortSignal): AsyncGenerator
   await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 }
 
-function parseJsonStream(body: string): unknown[] {
-  const out: unknown[] = [];
+/** splitJsonStream cuts a body of concatenated JSON objects (a client stream) into one text per object. */
+function splitJsonStream(body: string): string[] {
+  const out: string[] = [];
   let depth = 0;
   let start = -1;
   let inString = false;
@@ -199,7 +199,7 @@ function parseJsonStream(body: string): unknown[] {
       depth++;
     } else if (ch === "}") {
       depth--;
-      if (depth === 0 && start >= 0) out.push(JSON.parse(body.slice(start, i + 1)));
+      if (depth === 0 && start >= 0) out.push(body.slice(start, i + 1));
     }
   }
   if (out.length === 0) throw new GrpcError(GrpcStatus.INVALID_ARGUMENT, "unexpected end of JSON input");

@@ -188,6 +188,69 @@ describe("a 3-member cluster of ours", () => {
     });
   });
 
+  it("serves the JSON gateway: unary calls, etcd's error bodies, watch and lease keep-alive streams", async () => {
+    const b64 = (s: string): string => Buffer.from(s).toString("base64");
+    const url = (path: string): string => `${cluster.clientUrl("m2")}${path}`;
+    const post = async (path: string, body: string): Promise<{ status: number; json: Record<string, unknown> }> => {
+      const r = await fetch(url(path), { method: "POST", body });
+      return { status: r.status, json: (await r.json()) as Record<string, unknown> };
+    };
+    const put = await post("/v3/kv/put", JSON.stringify({ key: b64("gw"), value: b64("v1") }));
+    expect(put.status).toBe(200);
+    expect(put.json["header"]).toMatchObject({
+      revision: expect.stringMatching(/^\d+$/),
+      raft_term: expect.any(String),
+    });
+    const got = await post("/v3/kv/range", JSON.stringify({ key: b64("gw") }));
+    expect(got.json).toMatchObject({ kvs: [{ key: b64("gw"), value: b64("v1"), version: "1" }], count: "1" });
+    expect(await post("/v3/kv/range", JSON.stringify({ key: b64("gw"), revision: 1e9 }))).toEqual({
+      status: 400,
+      json: { code: 11, message: "etcdserver: mvcc: required revision is a future revision" },
+    });
+    expect(await post("/v3/kv/range", "{bad")).toMatchObject({ status: 400, json: { code: 3 } });
+    const get = await fetch(url("/v3/kv/range"));
+    expect([get.status, await get.json()]).toEqual([405, { code: 12, message: "Method Not Allowed" }]);
+    const nope = await fetch(url("/v3/no/such"), { method: "POST", body: "{}" });
+    expect([nope.status, await nope.json()]).toEqual([404, { code: 5, message: "Not Found" }]);
+
+    /** stream posts a client stream and returns a reader of the answer's JSON lines. */
+    const stream = async (path: string, body: unknown) => {
+      const abort = new AbortController();
+      const r = await fetch(url(path), { method: "POST", body: JSON.stringify(body), signal: abort.signal });
+      const reader = (r.body as ReadableStream<Uint8Array>).getReader();
+      let buf = "";
+      const next = async (): Promise<Record<string, unknown>> => {
+        while (!buf.includes("\n")) {
+          const { value, done } = await reader.read();
+          if (done) throw new Error(`${path}: stream ended`);
+          buf += Buffer.from(value).toString("utf8");
+        }
+        const line = buf.slice(0, buf.indexOf("\n"));
+        buf = buf.slice(line.length + 1);
+        return JSON.parse(line) as Record<string, unknown>;
+      };
+      return { next, close: () => abort.abort() };
+    };
+    const watch = await stream("/v3/watch", { create_request: { key: b64("gw") } });
+    try {
+      expect(await watch.next()).toMatchObject({ result: { created: true } });
+      await post("/v3/kv/put", JSON.stringify({ key: b64("gw"), value: b64("v2") }));
+      expect(await watch.next()).toMatchObject({
+        result: { events: [{ kv: { key: b64("gw"), value: b64("v2"), version: "2" } }] },
+      });
+    } finally {
+      watch.close();
+    }
+    const grant = await post("/v3/lease/grant", JSON.stringify({ TTL: 30 }));
+    expect(grant.json).toMatchObject({ ID: expect.stringMatching(/^\d+$/), TTL: "30" });
+    const keepAlive = await stream("/v3/lease/keepalive", { ID: grant.json["ID"] });
+    try {
+      expect(await keepAlive.next()).toMatchObject({ result: { ID: grant.json["ID"], TTL: "30" } });
+    } finally {
+      keepAlive.close();
+    }
+  });
+
   it("logs a slow fdatasync injected through the lab's fault channel, and slow applies", async () => {
     const ctl = new ControlClient(cluster.controlSocket("m2"));
     try {
