@@ -1,9 +1,10 @@
 // Test support: which backends a test can run on here. A backend counts only if its binary exists AND a
 // one-member cluster of it passes a smoke probe (start, put, SIGKILL + restart + get, SIGSTOP + SIGCONT +
-// put; cached per binary version); otherwise the test skips it loudly, naming the failing step — except
+// put; cached per binary content); otherwise the test skips it loudly, naming the failing step — except
 // under ETCD_LAB_CI=1, where a missing or broken backend fails the run.
 // ETCD_LAB_TEST_BACKENDS=real (or ours) narrows the list.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailable, resolveMemberBinary } from "./member-binary.ts";
@@ -18,11 +19,12 @@ function skipOrFail(b: Backend, why: string): void {
   console.warn(`\n!!! SKIPPING the ${b} backend: ${why}\n`);
 }
 
+// The probe's verdict is cached per binary content (not mtime: every test run rebuilds dist/etcd.mjs, mostly to
+// the same bytes).
 function probeKey(b: Backend): string {
   const bin = resolveMemberBinary(b);
   const file = bin.argsPrefix[0] ?? bin.command;
-  const st = statSync(file);
-  return `${b}-${st.size}-${Math.floor(st.mtimeMs)}`;
+  return `${b}-${createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16)}`;
 }
 
 /** probe starts a one-member cluster of `b` and returns null when it became healthy, else why not. */

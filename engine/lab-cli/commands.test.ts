@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { parseMs, run, UsageError } from "./commands.ts";
 import { formatBytes, formatEvent, statusTable } from "./format.ts";
 import type { ClusterStatus, LabEvent } from "../lab-api.ts";
@@ -95,5 +97,40 @@ describe("lab command", () => {
       at: Date.UTC(2026, 0, 1, 12, 3, 4),
     };
     expect(formatEvent(e)).toBe("12:03:04 #4 control kill m2 (cli)");
+  });
+
+  it("controls several members in one command, in order, and stops at the first refusal", async () => {
+    const calls: string[] = [];
+    const server = createServer((req, res) => {
+      calls.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      const member = /members\/(m\d+)\//.exec(req.url ?? "")?.[1] ?? "?";
+      if (member === "m9") {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "not_found", message: "no member m9 in this session" } }));
+        return;
+      }
+      const event: LabEvent = { type: "control", action: "stop", member, source: "cli", seq: calls.length, at: 0 };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ event }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const env = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, session: "s1", token: "tok" };
+      const { lines, o } = out();
+      expect(await run(["stop", "m1", "m2"], env, o)).toBe(0);
+      expect(calls).toEqual([
+        "POST /api/sessions/s1/members/m1/stop Bearer tok",
+        "POST /api/sessions/s1/members/m2/stop Bearer tok",
+      ]);
+      expect(lines).toEqual(["00:00:00 #1 control stop m1 (cli)", "00:00:00 #2 control stop m2 (cli)"]);
+      await expect(run(["start", "m9", "m3"], env, o)).rejects.toThrow("no member m9 in this session");
+      expect(calls).toHaveLength(3);
+      await expect(run(["kill", "m1", "leader"], env, o)).rejects.toThrow(
+        'expected a member name like m1, got "leader"',
+      );
+      expect(calls).toHaveLength(3);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -35,8 +35,8 @@ export const usage = `lab controls this lab's cluster and checks your work.
 
 Usage:
   lab status                        members: process, leader, term, raft index, db size, alarms, faults
-  lab kill|stop|pause|resume <m>    SIGKILL, SIGTERM, SIGSTOP, SIGCONT a member (e.g. lab kill m2)
-  lab start|restart <m>             start a stopped member / stop and start it
+  lab kill|stop|pause|resume <m>... SIGKILL, SIGTERM, SIGSTOP, SIGCONT members (e.g. lab kill m2, lab stop m1 m2)
+  lab start|restart <m>...          start stopped members / stop and start them
   lab wipe <m>  |  lab rejoin <m>   delete a member's data dir / bring it back as a new member
   lab partition <m>[,<m>...] ...    cut the cluster into groups (lab partition m1 isolates m1)
   lab isolate <m>                   same as lab partition <m>
@@ -145,7 +145,12 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
     case "pause":
     case "resume":
     case "start":
-    case "restart":
+    case "restart": {
+      // Several members in one command (lab stop m1 m2), one after the other, in the order given.
+      const names = args.length ? args.map(member) : [member(undefined)];
+      for (const name of names) await control(`/members/${name}/${verb}`);
+      return 0;
+    }
     case "wipe":
     case "rejoin":
     case "isolate":

@@ -79,11 +79,9 @@ const leaderName =
   "etcdctl member list | awk -F', ' -v url=\"http://$(etcdctl endpoint status | awk -F', ' '$9 == \"true\" {print $1}')\" '$5 == url {print $3}'";
 
 const loseAndRestoreQuorum = [
-  "lab stop m1",
-  "lab stop m2",
-  "sleep 3",
-  "lab start m1",
-  "lab start m2",
+  "lab stop m1 m2",
+  "sleep 2",
+  "lab start m1 m2",
   "until etcdctl endpoint status 2>/dev/null | grep -q ', true, '; do sleep 0.5; done",
 ];
 

@@ -1,6 +1,7 @@
 // Every check of every lab is proven (docs/lab-engine.md): for each lab/<nn>-<slug>/lab.ts and each usable
 // backend (our store, real etcd), a fresh session fails every task's check; then each task's solution, typed
-// into the session's shell command by command, makes its check pass.
+// into the session's shell command by command, makes its check pass. The lab × backend proofs run side by side
+// (each its own server and session; tasks in order within one): they mostly wait on elections and processes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import type { Session, SolveAnswer, TaskResult } from "../../engine/lab-api.ts";
@@ -14,48 +15,58 @@ const labs = (await loadLabs(labsDir, join(repoRoot(), "node_modules", ".cache",
   (l) => l.lab,
 );
 const backends = await testBackends();
-const cases = backends.flatMap((backend) => labs.map((lab) => ({ backend, lab })));
 
 it("finds the labs", () => {
   expect(labs.length).toBe(labFiles(labsDir).length);
 });
 
-describe.each(cases)("lab $lab.id on $backend", ({ backend, lab }) => {
-  let t: TestServer;
-  let session: Session;
+for (const backend of backends) {
+  for (const lab of labs) {
+    describe(`lab ${lab.id} on ${backend}`, { concurrent: true }, () => {
+      let t: TestServer;
+      let session: Session;
 
-  beforeAll(async () => {
-    t = await startTestServer({ backend, labsDir });
-    const res = await t.api<Session>("POST", "/api/sessions", { lab: lab.id }, { learner: "harness" });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    session = res.body;
-  }, 120_000);
-  afterAll(async () => {
-    await t?.server.close();
-  });
+      beforeAll(async () => {
+        t = await startTestServer({ backend, labsDir });
+        const res = await t.api<Session>("POST", "/api/sessions", { lab: lab.id }, { learner: "harness" });
+        expect(res.status, JSON.stringify(res.body)).toBe(201);
+        session = res.body;
+      }, 120_000);
+      afterAll(async () => {
+        await t?.server.close();
+      });
 
-  it("fails every check on a fresh session", async () => {
-    const res = await t.api<{ tasks: TaskResult[] }>("POST", `/api/sessions/${session.id}/check`, undefined, {
-      learner: "harness",
-    });
-    for (const r of res.body.tasks)
-      expect({ task: r.task, passed: r.passed }, r.message).toEqual({ task: r.task, passed: false });
-  }, 120_000);
-
-  it.each(lab.tasks.map((task) => ({ task })))(
-    "passes $task.id after its solution",
-    async ({ task }) => {
-      const res = await t.api<SolveAnswer>(
-        "POST",
-        `/api/sessions/${session.id}/tasks/${task.id}/solve`,
-        {},
-        { learner: "harness" },
+      it.sequential(
+        "fails every check on a fresh session",
+        async () => {
+          const res = await t.api<{ tasks: TaskResult[] }>("POST", `/api/sessions/${session.id}/check`, undefined, {
+            learner: "harness",
+          });
+          expect(res.body.tasks.map((r) => r.task)).toEqual(lab.tasks.map((task) => task.id));
+          for (const r of res.body.tasks)
+            expect({ task: r.task, passed: r.passed }, r.message).toEqual({ task: r.task, passed: false });
+        },
+        120_000,
       );
-      expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const unfinished = res.body.commands.filter((c) => c.exitCode === null).map((c) => c.command);
-      expect(unfinished, "commands that did not finish").toEqual([]);
-      expect(res.body.result.passed, `${task.id}: ${res.body.result.message}`).toBe(true);
-    },
-    300_000,
-  );
-});
+
+      for (const task of lab.tasks) {
+        it.sequential(
+          `passes '${task.id}' after its solution`,
+          async () => {
+            const res = await t.api<SolveAnswer>(
+              "POST",
+              `/api/sessions/${session.id}/tasks/${task.id}/solve`,
+              {},
+              { learner: "harness" },
+            );
+            expect(res.status, JSON.stringify(res.body)).toBe(200);
+            const unfinished = res.body.commands.filter((c) => c.exitCode === null).map((c) => c.command);
+            expect(unfinished, "commands that did not finish").toEqual([]);
+            expect(res.body.result.passed, `${task.id}: ${res.body.result.message}`).toBe(true);
+          },
+          300_000,
+        );
+      }
+    });
+  }
+}
