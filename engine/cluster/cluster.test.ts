@@ -34,8 +34,9 @@ const noRpc: ClusterRpc = {
   close: () => undefined,
 };
 
-describe.each(await testBackends())("cluster processes (%s)", (backend) => {
-  it("starts 3 members with a leader, then stops, kills, pauses, resumes, starts, wipes", async () => {
+// One suite per backend; the two run side by side, their tests in order.
+describe.each(await testBackends())("cluster processes (%s)", { concurrent: true }, (backend) => {
+  it.sequential("starts 3 members with a leader, then stops, kills, pauses, resumes, starts, wipes", async () => {
     const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
     const events: LabEventBody[] = [];
     const c = await Cluster.start({
@@ -83,7 +84,7 @@ describe.each(await testBackends())("cluster processes (%s)", (backend) => {
     }
   });
 
-  it("reports a member that dies by itself as unexpected", async () => {
+  it.sequential("reports a member that dies by itself as unexpected", async () => {
     const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
     const events: LabEventBody[] = [];
     const c = await Cluster.start({
@@ -98,8 +99,9 @@ describe.each(await testBackends())("cluster processes (%s)", (backend) => {
     try {
       const [pid] = c.pids() as [number];
       process.kill(pid, "SIGKILL");
-      await new Promise((r) => setTimeout(r, 200));
-      expect(events.at(-1)).toMatchObject({ type: "member.exited", member: "m1", expected: false, signal: "SIGKILL" });
+      await expect
+        .poll(() => events.at(-1), { timeout: 5000, interval: 20 })
+        .toMatchObject({ type: "member.exited", member: "m1", expected: false, signal: "SIGKILL" });
     } finally {
       await c.destroy();
     }
