@@ -1,21 +1,29 @@
 // registerServices binds etcd's gRPC services (etcdserverpb.KV, Watch, Lease, Cluster, Maintenance, Auth and
 // grpc.health.v1.Health) to one member. Every call first passes the interceptor checks (interceptor.ts):
 // readiness, learner rules, `hasleader`. Auth RPCs answer UNIMPLEMENTED with a clear text until auth exists.
-import type { GrpcServer, ServerCall, ServerWriter } from "../grpc/server.ts";
+import type { GrpcServer, ServerCall, ServerWriter, ServiceHandlers } from "../grpc/server.ts";
 import { GrpcError, GrpcStatus } from "../grpc/status.ts";
 import * as pb from "../proto/gen/etcdserverpb.ts";
+import type { MethodInfo } from "../proto/message-type.ts";
 import { HealthCheckResponse_ServingStatus, HealthService } from "../proto/gen/grpc_health_v1.ts";
 import type { RequestContext } from "../server/etcd-server.ts";
 import { ErrAuthNotSupported, ErrNoLeader } from "../server/errors.ts";
 import { snapshotChunks } from "../snapshot/snapshot-stream.ts";
 import type { EtcdApi } from "./etcd-api.ts";
 import { toGrpcError } from "./errors.ts";
+import { GrpcServerMetrics } from "./grpc-metrics.ts";
 import { awaitReady, checkStream, checkUnary, monitorLeader, requiresLeader } from "./interceptor.ts";
 import { serveWatch } from "./watch-service.ts";
 
 /** registerServices adds every etcd service of `api` to `grpc`. */
 export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
   const server = api.server;
+  const metrics = new GrpcServerMetrics(server.registry);
+  /** add registers a service with its calls counted (grpc_server_*). */
+  const add = <S extends Record<string, MethodInfo<unknown, unknown>>>(
+    service: S,
+    handlers: Partial<ServiceHandlers<S>>,
+  ): void => grpc.addService(service, metrics.instrument(service, handlers));
   /** unary wraps a handler with etcd's interceptor checks and error conversion. */
   const unary =
     <Q, S>(fn: (r: Q, ctx: RequestContext) => S | Promise<S>) =>
@@ -50,7 +58,7 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
       }
     };
 
-  grpc.addService(pb.KVService, {
+  add(pb.KVService, {
     Range: unary((r: pb.RangeRequest, c) => api.range(r, c)),
     Put: unary((r: pb.PutRequest, c) => api.put(r, c)),
     DeleteRange: unary((r: pb.DeleteRangeRequest, c) => api.deleteRange(r, c)),
@@ -58,13 +66,13 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
     Compact: unary((r: pb.CompactionRequest, c) => api.compact(r, c)),
   });
 
-  grpc.addService(pb.WatchService, {
+  add(pb.WatchService, {
     Watch: stream((requests: AsyncIterable<pb.WatchRequest>, call: ServerWriter<pb.WatchResponse>) =>
       serveWatch(api, server, requests, call),
     ),
   });
 
-  grpc.addService(pb.LeaseService, {
+  add(pb.LeaseService, {
     LeaseGrant: unary((r: pb.LeaseGrantRequest, c) => api.leaseGrant(r, c)),
     LeaseRevoke: unary((r: pb.LeaseRevokeRequest, c) => api.leaseRevoke(r, c)),
     LeaseTimeToLive: unary((r: pb.LeaseTimeToLiveRequest, c) => api.leaseTimeToLive(r, c)),
@@ -76,7 +84,7 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
     ),
   });
 
-  grpc.addService(pb.ClusterService, {
+  add(pb.ClusterService, {
     MemberAdd: unary((r: pb.MemberAddRequest, c) => api.memberAdd(r, c)),
     MemberRemove: unary((r: pb.MemberRemoveRequest, c) => api.memberRemove(r, c)),
     MemberUpdate: unary((r: pb.MemberUpdateRequest, c) => api.memberUpdate(r, c)),
@@ -84,7 +92,7 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
     MemberPromote: unary((r: pb.MemberPromoteRequest, c) => api.memberPromote(r, c)),
   });
 
-  grpc.addService(pb.MaintenanceService, {
+  add(pb.MaintenanceService, {
     Alarm: unary((r: pb.AlarmRequest, c) => api.alarm(r, c)),
     Status: unary(() => api.status()),
     Defragment: unary(() => api.defragment()),
@@ -98,14 +106,14 @@ export function registerServices(grpc: GrpcServer, api: EtcdApi): void {
   const unimplemented = (): never => {
     throw new GrpcError(GrpcStatus.UNIMPLEMENTED, ErrAuthNotSupported.message);
   };
-  grpc.addService(
+  add(
     pb.AuthService,
-    Object.fromEntries(Object.keys(pb.AuthService).map((name) => [name, unimplemented])) as Parameters<
-      typeof grpc.addService<typeof pb.AuthService>
-    >[1],
+    Object.fromEntries(Object.keys(pb.AuthService).map((name) => [name, unimplemented])) as Partial<
+      ServiceHandlers<typeof pb.AuthService>
+    >,
   );
 
-  grpc.addService(HealthService, {
+  add(HealthService, {
     Check: () => ({ status: HealthCheckResponse_ServingStatus.SERVING }),
     Watch: async (_r, call) => {
       await call.write({ status: HealthCheckResponse_ServingStatus.SERVING });

@@ -26,7 +26,9 @@ export class PeerMetrics {
     this.disconnectedPeers = vector(
       r.counter("etcd_network_disconnected_peers_total", "The total number of disconnected peers."),
     );
-    this.sentBytes = vector(r.counter("etcd_network_peer_sent_bytes_total", "The total number of bytes sent to peers."));
+    this.sentBytes = vector(
+      r.counter("etcd_network_peer_sent_bytes_total", "The total number of bytes sent to peers."),
+    );
     this.receivedBytes = vector(
       r.counter("etcd_network_peer_received_bytes_total", "The total number of bytes received from peers."),
     );
@@ -45,10 +47,12 @@ export class PeerMetrics {
     this.snapshotSendFailures = vector(
       r.counter("etcd_network_snapshot_send_failures", "Total number of snapshot send failures"),
     );
-    this.snapshotSendSeconds = r.histogram(
-      "etcd_network_snapshot_send_total_duration_seconds",
-      "Total latency distributions of v3 snapshot sends",
-      exponentialBuckets(0.1, 2, 10),
+    this.snapshotSendSeconds = vector(
+      r.histogram(
+        "etcd_network_snapshot_send_total_duration_seconds",
+        "Total latency distributions of v3 snapshot sends",
+        exponentialBuckets(0.1, 2, 10),
+      ),
     );
     this.snapshotReceiveSuccess = vector(
       r.counter("etcd_network_snapshot_receive_success", "Total number of successful snapshot receives"),
@@ -59,15 +63,19 @@ export class PeerMetrics {
     this.snapshotReceiveFailures = vector(
       r.counter("etcd_network_snapshot_receive_failures", "Total number of snapshot receive failures"),
     );
-    this.snapshotReceiveSeconds = r.histogram(
-      "etcd_network_snapshot_receive_total_duration_seconds",
-      "Total latency distributions of v3 snapshot receives",
-      exponentialBuckets(0.1, 2, 10),
+    this.snapshotReceiveSeconds = vector(
+      r.histogram(
+        "etcd_network_snapshot_receive_total_duration_seconds",
+        "Total latency distributions of v3 snapshot receives",
+        exponentialBuckets(0.1, 2, 10),
+      ),
     );
-    this.rtt = r.histogram(
-      "etcd_network_peer_round_trip_time_seconds",
-      "Round-Trip-Time histogram between peers",
-      exponentialBuckets(0.0001, 2, 16),
+    this.rtt = vector(
+      r.histogram(
+        "etcd_network_peer_round_trip_time_seconds",
+        "Round-Trip-Time histogram between peers",
+        exponentialBuckets(0.0001, 2, 16),
+      ),
     );
   }
 }

@@ -117,6 +117,14 @@ describe("a 3-member cluster of ours", () => {
       ],
       ["etcd_network_peer_round_trip_time_seconds", "histogram", "Round-Trip-Time histogram between peers"],
       ["etcd_debugging_mvcc_keys_total", "gauge", "Total number of keys."],
+      ["grpc_server_started_total", "counter", "Total number of RPCs started on the server."],
+      [
+        "grpc_server_handled_total",
+        "counter",
+        "Total number of RPCs completed on the server, regardless of success or failure.",
+      ],
+      ["grpc_server_msg_received_total", "counter", "Total number of RPC stream messages received on the server."],
+      ["grpc_server_msg_sent_total", "counter", "Total number of gRPC stream messages sent by the server."],
       [
         "etcd_network_client_grpc_received_bytes_total",
         "counter",
@@ -146,6 +154,20 @@ describe("a 3-member cluster of ours", () => {
     expect(f.get("etcd_network_active_peers")?.samples).toHaveLength(2);
     // Labelled families print no bare zero line before their first series (client_golang's *Vec).
     expect(r.body).not.toMatch(/^etcd_server_learner_promote_failures 0$/m);
+    expect(r.body).not.toMatch(/^etcd_network_snapshot_send_total_duration_seconds_count 0$/m);
+    expect(f.get("etcd_network_peer_round_trip_time_seconds")?.samples.every((s) => s.includes('To="'))).toBe(true);
+    // Every method starts at zero, handled_total with every code (etcd's InitializeMetrics); calls count.
+    const unary = 'grpc_method="MemberPromote",grpc_service="etcdserverpb.Cluster",grpc_type="unary"';
+    expect(f.get("grpc_server_handled_total")?.samples).toContain(
+      `grpc_server_handled_total{grpc_code="Unauthenticated",${unary}} 0`,
+    );
+    expect(f.get("grpc_server_handled_total")?.samples).toHaveLength(43 * 17);
+    expect(r.body).toMatch(
+      /^grpc_server_handled_total\{grpc_code="OK",grpc_method="Put",grpc_service="etcdserverpb.KV",grpc_type="unary"\} [1-9]/m,
+    );
+    expect(r.body).toMatch(
+      /^grpc_server_started_total\{grpc_method="Watch",grpc_service="etcdserverpb.Watch",grpc_type="bidi_stream"\} 0$/m,
+    );
     // The client port serves /metrics too.
     expect((await cluster.httpGet("m1", "/metrics")).body).toContain("etcd_server_has_leader 1");
   });
