@@ -99,7 +99,7 @@ describe("EtcdClient KV over the in-memory fixture", () => {
           `"msg":"retrying of unary invoker failed","target":"etcd-endpoints://0xc000[0-9a-f]{6}/127.0.0.1:${port}",` +
           `"peer":"Peer\\{Addr: <nil>, LocalAddr: <nil>, AuthInfo: <nil>\\}",` +
           `"method":"/etcdserverpb.KV/Range","attempt":0,"error":"rpc error: code = DeadlineExceeded desc = latest balancer error: ` +
-          `last connection error: connection error: desc = \\\\"transport: Error while dialing: dial tcp 127.0.0.1:${port}: connect: connection refused\\\\""\\}$`,
+          `connection error: desc = \\\\"transport: Error while dialing: dial tcp 127.0.0.1:${port}: connect: connection refused\\\\""\\}$`,
       ),
     );
   });

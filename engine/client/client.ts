@@ -13,6 +13,7 @@ import {
   ClusterService,
   CompactionRequest,
   DeleteRangeRequest,
+  DowngradeRequest,
   KVService,
   LeaseService,
   MaintenanceService,
@@ -40,6 +41,7 @@ import {
   type CompactionResponse,
   type DefragmentResponse,
   type DeleteRangeResponse,
+  type DowngradeResponse,
   type HashKVResponse,
   type HashResponse,
   type LeaseGrantResponse,
@@ -61,9 +63,16 @@ import {
 } from "../proto/gen/etcdserverpb.ts";
 import type { Permission } from "../proto/gen/authpb.ts";
 import type { MethodInfo } from "../proto/message-type.ts";
-import { EndpointPool } from "./endpoint-pool.ts";
-import { EtcdClientError, toClientError } from "./errors.ts";
-import { deadlineOf, invokeUnary, type CallOpts, type InvokeSettings, type RetryPolicy } from "./invoke.ts";
+import { EndpointPool, type Dedicated } from "./endpoint-pool.ts";
+import { callerEnd, EtcdClientError, toClientError } from "./errors.ts";
+import {
+  contextFailure,
+  deadlineOf,
+  invokeUnary,
+  type CallOpts,
+  type InvokeSettings,
+  type RetryPolicy,
+} from "./invoke.ts";
 import { KeepAlive } from "./lease-keepalive.ts";
 import type { RetryFailure } from "./retry-warning.ts";
 import { Watch, type WatchOptions } from "./watch.ts";
@@ -94,6 +103,11 @@ export interface EtcdClientOptions {
   /** backoffWaitBetweenMs / backoffJitterFraction pace retries (clientv3: 25 ms, 0.10). */
   backoffWaitBetweenMs?: number | undefined;
   backoffJitterFraction?: number | undefined;
+  /**
+   * firstKeepAliveTimeoutMs is how long a lease keep-alive waits for its first answer before giving the lease up
+   * (clientv3: the dial timeout plus one second, 5 s without a dial timeout); later answers extend it by the TTL.
+   */
+  firstKeepAliveTimeoutMs?: number | undefined;
   /** onRetryFailure hears about every failed attempt (etcdctl prints formatRetryWarning(f) to stderr). */
   onRetryFailure?: ((f: RetryFailure) => void) | undefined;
 }
@@ -204,6 +218,12 @@ export class EtcdClient {
     return invokeUnary(this.settings, method, req, policy, opts);
   }
 
+  /** dedicatedTo is the connection for calls sent to one endpoint (the client's own when it has only that one). */
+  private dedicatedTo(endpoint: string): Dedicated | undefined {
+    if (this.endpoints.length === 1 && this.endpoints[0] === endpoint) return undefined;
+    return this.pool.dedicatedChannel(endpoint);
+  }
+
   private async onEndpoint<Req, Res>(
     endpoint: string,
     method: MethodInfo<Req, Res>,
@@ -212,7 +232,16 @@ export class EtcdClient {
     opts: CallOpts = {},
   ): Promise<Res> {
     if (this.settings.refreshToken && this.token === undefined) await this.fetchToken(opts);
-    return invokeUnary(this.settings, method, req, policy, opts, this.pool.dedicatedChannel(endpoint));
+    return invokeUnary(this.settings, method, req, policy, opts, this.dedicatedTo(endpoint));
+  }
+
+  /**
+   * login authenticates now with the configured user and password, as clientv3.New does while dialing (so a
+   * wrong password fails the client, not its first call); a server with authentication disabled is fine. Without
+   * credentials it does nothing. Calls log in by themselves when needed.
+   */
+  async login(opts: CallOpts = {}): Promise<void> {
+    if (this.settings.refreshToken) await this.fetchToken(opts);
   }
 
   /**
@@ -327,13 +356,14 @@ export class EtcdClient {
 
   /** leaseKeepAlive keeps a lease alive until closed or gone; iterate it for the responses. */
   leaseKeepAlive(id: bigint): KeepAlive {
-    return new KeepAlive({ pool: this.pool, metadata: () => this.metadata() }, id);
+    const dial = this.opts.dialTimeoutMs ?? 0;
+    const firstTimeoutMs = this.opts.firstKeepAliveTimeoutMs ?? (dial > 0 ? dial + 1000 : 5000);
+    return new KeepAlive({ pool: this.pool, metadata: () => this.metadata() }, id, firstTimeoutMs);
   }
 
   /** leaseKeepAliveOnce renews a lease once; a lease that is gone fails with `etcdserver: requested lease not found`. */
   async leaseKeepAliveOnce(id: bigint, opts: CallOpts = {}): Promise<LeaseKeepAliveResponse> {
     const deadline = deadlineOf(opts, this.settings.defaultTimeoutMs);
-    const done = (): boolean => (deadline !== undefined && Date.now() >= deadline) || (opts.signal?.aborted ?? false);
     const stream = duplexCall(this.pool.callTarget(), LeaseService.LeaseKeepAlive, {
       deadline,
       signal: opts.signal,
@@ -349,7 +379,8 @@ export class EtcdClient {
         throw new EtcdClientError(GrpcStatus.NOT_FOUND, "etcdserver: requested lease not found", "server");
       return resp;
     } catch (e) {
-      throw e instanceof EtcdClientError ? e : toClientError(toGrpcError(e), done());
+      if (e instanceof EtcdClientError) throw e;
+      throw toClientError(contextFailure(e, deadline, opts.signal), callerEnd(deadline, opts.signal) !== undefined);
     } finally {
       stream.cancel();
     }
@@ -421,15 +452,18 @@ export class EtcdClient {
     return this.unary(MaintenanceService.MoveLeader, { targetID }, "repeatable", opts);
   }
 
+  /** downgrade validates, enables or cancels a cluster downgrade (etcd 3.6; never retried). */
+  downgrade(req: Partial<DowngradeRequest>, opts?: CallOpts): Promise<DowngradeResponse> {
+    return this.unary(MaintenanceService.Downgrade, DowngradeRequest.create(req), "nonRepeatable", opts);
+  }
+
   /**
    * snapshot streams the backend of one endpoint (the first when not given): chunks of `blob` with
    * `remainingBytes`; the first carries `version` (etcd 3.6). No deadline unless opts gives one, as etcdctl.
    */
   snapshot(opts: CallOpts & { endpoint?: string } = {}): ClientReadable<SnapshotResponse> {
     const target =
-      opts.endpoint !== undefined
-        ? this.pool.callTarget(this.pool.dedicatedChannel(opts.endpoint).channel)
-        : this.pool.callTarget();
+      opts.endpoint !== undefined ? this.pool.callTarget(this.dedicatedTo(opts.endpoint)) : this.pool.callTarget();
     const deadline = opts.deadline ?? (opts.timeoutMs !== undefined ? Date.now() + opts.timeoutMs : undefined);
     const inner = serverStreamCall(
       target,
@@ -443,12 +477,11 @@ export class EtcdClient {
         maxReceiveMessageBytes: this.settings.maxCallRecvMsgBytes,
       },
     );
-    const done = (): boolean => (deadline !== undefined && Date.now() >= deadline) || (opts.signal?.aborted ?? false);
     const read = async (): Promise<SnapshotResponse | undefined> => {
       try {
         return await inner.read();
       } catch (e) {
-        throw toClientError(toGrpcError(e), done());
+        throw toClientError(contextFailure(e, deadline, opts.signal), callerEnd(deadline, opts.signal) !== undefined);
       }
     };
     return {

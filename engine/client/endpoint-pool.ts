@@ -1,11 +1,13 @@
 // endpoint-pool: one channel per endpoint and clientv3's balancing over them — round robin among connected
 // endpoints, every RPC waiting (until its deadline) for any endpoint to be connected, as grpc's round_robin
 // with WaitForReady does. Dedicated per-endpoint channels serve the calls clientv3 dials one endpoint for
-// (Status, HashKV, Defragment).
+// (Status, HashKV, Defragment). An endpoint Go's net.Dial would refuse before connecting (no port, a bad
+// port) never connects; its dial error is what a call waiting on it reports.
 import type { ClientHttp2Session } from "node:http2";
 import { GrpcChannel, type ChannelOptions } from "../grpc/channel.ts";
 import type { CallTarget } from "../grpc/client-call.ts";
 import { GrpcError, GrpcStatus } from "../grpc/status.ts";
+import { callerEnd } from "./errors.ts";
 
 /** goPointer makes a Go-heap-looking address for clientv3's `etcd-endpoints://0x.../host:port` target names. */
 function goPointer(): string {
@@ -23,15 +25,51 @@ export function authority(endpoint: string): string {
   return endpoint;
 }
 
+/**
+ * dialError returns the error grpc-go reports for an endpoint whose address net.Dial rejects before connecting
+ * (`host` without a port, a port that is not a number below 65536), or undefined for a dialable one.
+ */
+export function dialError(endpoint: string): GrpcError | undefined {
+  if (endpoint.startsWith("unix")) return undefined;
+  const hostPort = authority(endpoint).replace(/\/.*$/, "");
+  const m = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/.exec(hostPort);
+  let why: string | undefined;
+  if (!m || m[2] === undefined) why = `address ${hostPort}: missing port in address`;
+  else if (!/^\d+$/.test(m[2]) || Number(m[2]) > 65535) why = `address ${hostPort}: invalid port`;
+  if (why === undefined) return undefined;
+  return new GrpcError(
+    GrpcStatus.UNAVAILABLE,
+    `connection error: desc = "transport: Error while dialing: dial tcp: ${why}"`,
+  );
+}
+
+/** Sub is one endpoint: its channel, or the dial error that keeps it from ever connecting. */
+interface Sub {
+  channel: GrpcChannel | undefined;
+  dialError: GrpcError | undefined;
+}
+
+function newSub(endpoint: string, options: ChannelOptions): Sub {
+  const bad = dialError(endpoint);
+  return { channel: bad ? undefined : new GrpcChannel(endpoint, options), dialError: bad };
+}
+
+/** Dedicated is the connection to one endpoint for the calls clientv3 sends to that endpoint only. */
+export interface Dedicated {
+  sub: Sub;
+  /** target is the grpc target name of that connection. */
+  target: string;
+}
+
 /** EndpointPool balances calls over the client's endpoints. */
 export class EndpointPool {
   readonly endpoints: readonly string[];
   /** target is the name grpc gives the balanced connection (clientv3 logs it in retry warnings). */
   readonly target: string;
-  private readonly channels: GrpcChannel[];
-  private readonly dedicated = new Map<string, { channel: GrpcChannel; target: string }>();
+  private readonly subs: Sub[];
+  private readonly dedicated = new Map<string, Dedicated>();
   private next = 0;
-  private readonly targets = new Map<GrpcChannel | undefined, CallTarget>();
+  private readonly targets = new Map<Dedicated | undefined, CallTarget>();
 
   constructor(
     endpoints: readonly string[],
@@ -40,15 +78,15 @@ export class EndpointPool {
     if (endpoints.length === 0) throw new Error("etcdclient: no available endpoints");
     this.endpoints = endpoints;
     this.target = `etcd-endpoints://${goPointer()}/${authority(endpoints[0]!)}`;
-    this.channels = endpoints.map((ep) => new GrpcChannel(ep, channelOptions));
+    this.subs = endpoints.map((ep) => newSub(ep, channelOptions));
   }
 
-  /** dedicatedChannel returns the channel for one endpoint (reused), and its target name. */
-  dedicatedChannel(endpoint: string): { channel: GrpcChannel; target: string } {
+  /** dedicatedChannel returns the connection for one endpoint (reused), and its target name. */
+  dedicatedChannel(endpoint: string): Dedicated {
     let d = this.dedicated.get(endpoint);
     if (!d) {
       d = {
-        channel: new GrpcChannel(endpoint, this.channelOptions),
+        sub: newSub(endpoint, this.channelOptions),
         target: `etcd-endpoints://${goPointer()}/${authority(endpoint)}`,
       };
       this.dedicated.set(endpoint, d);
@@ -56,9 +94,14 @@ export class EndpointPool {
     return d;
   }
 
-  /** latestError is the most recent connection error of any endpoint (grpc's "latest balancer error"). */
-  latestError(channels: readonly GrpcChannel[] = this.channels): GrpcError | undefined {
-    for (const c of channels) if (c.lastConnectError) return c.lastConnectError;
+  /**
+   * latestError is the most recent connection error of any endpoint, or of the dedicated one (grpc's "latest
+   * balancer error").
+   */
+  latestError(dedicated?: Dedicated): GrpcError | undefined {
+    const subs = dedicated ? [dedicated.sub] : this.subs;
+    for (const s of subs) if (s.channel?.lastConnectError) return s.channel.lastConnectError;
+    for (const s of subs) if (s.dialError) return s.dialError;
     return undefined;
   }
 
@@ -66,8 +109,9 @@ export class EndpointPool {
    * pick returns a connected channel, round robin, waiting for one until the deadline (ms since epoch). On
    * timeout: DEADLINE_EXCEEDED with grpc's "latest balancer error" text.
    */
-  async pick(deadline: number | undefined, signal?: AbortSignal, only?: GrpcChannel): Promise<GrpcChannel> {
-    const pool = only ? [only] : this.channels;
+  async pick(deadline: number | undefined, signal?: AbortSignal, dedicated?: Dedicated): Promise<GrpcChannel> {
+    const subs = dedicated ? [dedicated.sub] : this.subs;
+    const pool = subs.flatMap((s) => (s.channel ? [s.channel] : []));
     for (;;) {
       const n = pool.length;
       for (let i = 0; i < n; i++) {
@@ -77,13 +121,14 @@ export class EndpointPool {
           return c;
         }
       }
-      if (signal?.aborted) throw new GrpcError(GrpcStatus.CANCELLED, "context canceled");
+      const end = callerEnd(deadline, signal);
+      if (end === "canceled") throw new GrpcError(GrpcStatus.CANCELLED, "context canceled");
       const now = Date.now();
-      if (deadline !== undefined && now >= deadline) {
-        const last = this.latestError(pool);
+      if (end === "deadline") {
+        const last = this.latestError(dedicated);
         throw new GrpcError(
           GrpcStatus.DEADLINE_EXCEEDED,
-          last ? `latest balancer error: last connection error: ${last.message}` : "context deadline exceeded",
+          last ? `latest balancer error: ${last.message}` : "context deadline exceeded",
         );
       }
       for (const c of pool) c.requestConnect();
@@ -105,29 +150,29 @@ export class EndpointPool {
   }
 
   /**
-   * target returns a CallTarget that balances over every endpoint (or uses only `channel`): each call waits
-   * for a connected endpoint until its deadline, then runs on it.
+   * callTarget returns a CallTarget that balances over every endpoint (or uses only the dedicated one): each
+   * call waits for a connected endpoint until its deadline, then runs on it.
    */
-  callTarget(channel?: GrpcChannel): CallTarget {
-    const cached = this.targets.get(channel);
+  callTarget(dedicated?: Dedicated): CallTarget {
+    const cached = this.targets.get(dedicated);
     if (cached) return cached;
     const owner = new WeakMap<ClientHttp2Session, GrpcChannel>();
     const target: CallTarget = {
       ready: async (_waitForReady, deadline, signal) => {
-        const c = await this.pick(deadline, signal, channel);
+        const c = await this.pick(deadline, signal, dedicated);
         const session = await c.ready(false, deadline, signal);
         owner.set(session, c);
         return session;
       },
       trackCall: (session, delta) => owner.get(session)?.trackCall(session, delta),
     };
-    this.targets.set(channel, target);
+    this.targets.set(dedicated, target);
     return target;
   }
 
   /** close shuts every channel. */
   close(): void {
-    for (const c of this.channels) c.close();
-    for (const d of this.dedicated.values()) d.channel.close();
+    for (const s of this.subs) s.channel?.close();
+    for (const d of this.dedicated.values()) d.sub.channel?.close();
   }
 }

@@ -129,3 +129,20 @@ export function toClientError(err: unknown, callerDone: boolean): EtcdClientErro
   }
   return new EtcdClientError(g.code, g.message, "grpc");
 }
+
+/**
+ * callerEnd says whether the caller's context is over and how: its deadline passed, or its signal was aborted —
+ * by a deadline timer (an AbortSignal.timeout, or a reason reading "context deadline exceeded", as etcdctl's
+ * command context aborts) or by a cancel.
+ */
+export function callerEnd(
+  deadline: number | undefined,
+  signal: AbortSignal | undefined,
+): "deadline" | "canceled" | undefined {
+  if (deadline !== undefined && Date.now() >= deadline) return "deadline";
+  if (!signal?.aborted) return undefined;
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error && (reason.name === "TimeoutError" || reason.message === "context deadline exceeded"))
+    return "deadline";
+  return "canceled";
+}

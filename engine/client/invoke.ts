@@ -5,12 +5,11 @@
 // endpoints — etcd 3.6's retry_interceptor.go and retry.go.
 import type { MethodInfo } from "../proto/message-type.ts";
 import { goPeerString, unaryCall, type PeerInfo } from "../grpc/client-call.ts";
-import type { GrpcChannel } from "../grpc/channel.ts";
 import type { Metadata } from "../grpc/metadata.ts";
 import { GrpcError, GrpcStatus, toGrpcError } from "../grpc/status.ts";
 import type { EtcdClientError } from "./errors.ts";
-import { isEtcdServerError, toClientError } from "./errors.ts";
-import type { EndpointPool } from "./endpoint-pool.ts";
+import { callerEnd, isEtcdServerError, toClientError } from "./errors.ts";
+import type { Dedicated, EndpointPool } from "./endpoint-pool.ts";
 import type { RetryFailure } from "./retry-warning.ts";
 
 /** RetryPolicy is clientv3's: repeatable RPCs may run twice, nonRepeatable ones must not. */
@@ -47,6 +46,17 @@ export function deadlineOf(opts: CallOpts, defaultTimeoutMs: number | undefined)
   if (opts.deadline !== undefined) return opts.deadline;
   const t = opts.timeoutMs ?? defaultTimeoutMs;
   return t !== undefined && t > 0 ? Date.now() + t : undefined;
+}
+
+/**
+ * contextFailure is the gRPC status a call ended with, as grpc-go reports it: a stream the caller's deadline
+ * timer aborted is DEADLINE_EXCEEDED (`context deadline exceeded`), not CANCELLED.
+ */
+export function contextFailure(e: unknown, deadline: number | undefined, signal: AbortSignal | undefined): GrpcError {
+  const g = toGrpcError(e);
+  if (g.code === GrpcStatus.CANCELLED && callerEnd(deadline, signal) === "deadline")
+    return new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, "context deadline exceeded");
+  return g;
 }
 
 const learnerRefused = "etcdserver: rpc not supported for learner";
@@ -89,11 +99,11 @@ export async function invokeUnary<Req, Res>(
   req: Req,
   policy: RetryPolicy,
   opts: CallOpts = {},
-  dedicated?: { channel: GrpcChannel; target: string },
+  dedicated?: Dedicated,
 ): Promise<Res> {
   const deadline = deadlineOf(opts, s.defaultTimeoutMs);
   const signal = opts.signal;
-  const callerDone = (): boolean => (deadline !== undefined && Date.now() >= deadline) || (signal?.aborted ?? false);
+  const callerDone = (): boolean => callerEnd(deadline, signal) !== undefined;
   const target = dedicated?.target ?? s.pool.target;
   const endpoints = dedicated ? 1 : s.pool.endpoints.length;
   const quorum = Math.floor(endpoints / 2) + 1;
@@ -102,7 +112,7 @@ export async function invokeUnary<Req, Res>(
     if (attempt > 0 && attempt % quorum === 0) {
       const jitter = s.backoffJitterFraction * (Math.random() * 2 - 1);
       if (!(await sleepUntil(s.backoffWaitBetweenMs * (1 + jitter), deadline, signal))) {
-        const code = signal?.aborted ? GrpcStatus.CANCELLED : GrpcStatus.DEADLINE_EXCEEDED;
+        const code = callerEnd(deadline, signal) === "canceled" ? GrpcStatus.CANCELLED : GrpcStatus.DEADLINE_EXCEEDED;
         throw toClientError(
           new GrpcError(code, code === GrpcStatus.CANCELLED ? "context canceled" : "context deadline exceeded"),
           true,
@@ -112,7 +122,7 @@ export async function invokeUnary<Req, Res>(
     let g: GrpcError;
     let peer: PeerInfo | undefined;
     try {
-      return await unaryCall(s.pool.callTarget(dedicated?.channel), method, req, {
+      return await unaryCall(s.pool.callTarget(dedicated), method, req, {
         deadline,
         signal,
         metadata: s.metadata(),
@@ -121,7 +131,12 @@ export async function invokeUnary<Req, Res>(
         onPeer: (p) => (peer = p),
       });
     } catch (e) {
-      g = toGrpcError(e);
+      g = contextFailure(e, deadline, signal);
+      // A call that reached its deadline still waiting for a connection reports why none came, as grpc-go's
+      // picker does (the caller's own timer may have ended the wait first).
+      const last = peer === undefined ? s.pool.latestError(dedicated) : undefined;
+      if (last && g.code === GrpcStatus.DEADLINE_EXCEEDED && g.message === "context deadline exceeded")
+        g = new GrpcError(GrpcStatus.DEADLINE_EXCEEDED, `latest balancer error: ${last.message}`);
     }
     const done = callerDone();
     const err = toClientError(g, done);

@@ -1,7 +1,9 @@
 // lease-keepalive: clientv3's KeepAlive for one lease — a LeaseKeepAlive stream that sends a request every
 // TTL/3 after each response, survives endpoint failures (re-opening the stream on any endpoint after 500 ms),
-// and ends when the server reports the lease gone (TTL <= 0). Responses wait in a small bounded queue; when the
-// reader falls behind, the oldest are dropped, as clientv3 drops them.
+// and ends when the server reports the lease gone (TTL <= 0) or when no answer came before the lease would
+// have expired (the first answer is awaited for firstTimeoutMs, each later one for the TTL last granted —
+// clientv3's keep-alive deadline). Responses wait in a small bounded queue; when the reader falls behind, the
+// oldest are dropped, as clientv3 drops them.
 import { duplexCall, type ClientDuplex } from "../grpc/client-call.ts";
 import type { Metadata } from "../grpc/metadata.ts";
 import { LeaseService, type LeaseKeepAliveRequest, type LeaseKeepAliveResponse } from "../proto/gen/etcdserverpb.ts";
@@ -26,6 +28,8 @@ export class KeepAlive implements AsyncIterable<LeaseKeepAliveResponse> {
   private ended = false;
   private wake: (() => void) | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
+  /** expiry ends the keep-alive when no answer renews the lease in time. */
+  private expiry: ReturnType<typeof setTimeout> | undefined;
   /** dropped counts responses dropped because the reader lagged. */
   dropped = 0;
 
@@ -33,8 +37,15 @@ export class KeepAlive implements AsyncIterable<LeaseKeepAliveResponse> {
     private readonly internals: KeepAliveInternals,
     /** id is the lease kept alive. */
     readonly id: bigint,
+    firstTimeoutMs = 5000,
   ) {
+    this.expireIn(firstTimeoutMs);
     void this.run();
+  }
+
+  private expireIn(ms: number): void {
+    clearTimeout(this.expiry);
+    this.expiry = setTimeout(() => this.close(), ms);
   }
 
   private async run(): Promise<void> {
@@ -53,6 +64,7 @@ export class KeepAlive implements AsyncIterable<LeaseKeepAliveResponse> {
             this.finish();
             break;
           }
+          this.expireIn(resp.TTL * 1000);
           this.push(resp);
           clearTimeout(this.timer);
           this.timer = setTimeout(() => void stream.write({ ID: this.id }).catch(() => {}), (resp.TTL * 1000) / 3);
@@ -84,6 +96,7 @@ export class KeepAlive implements AsyncIterable<LeaseKeepAliveResponse> {
   private finish(): void {
     this.ended = true;
     clearTimeout(this.timer);
+    clearTimeout(this.expiry);
     this.wakeUp();
   }
 

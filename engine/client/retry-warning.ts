@@ -38,11 +38,14 @@ export function zapTime(d: Date): string {
 
 /**
  * formatRetryWarning renders the warning line (no trailing newline), field order as etcd 3.6.14 logs it:
- * level, ts, caller, msg, target, peer, method, attempt, error. (3.6.0-3.6.5 had no peer field.)
+ * level, ts, logger, caller, msg, target, peer, method, attempt, error. (3.6.0-3.6.5 had no peer field.) The
+ * logger is named when the client has one: etcdctl's clients log as "etcd-client", those it makes per endpoint
+ * (endpoint health, snapshot save) as "client".
  */
-export function formatRetryWarning(f: RetryFailure, caller = retryWarningCaller): string {
+export function formatRetryWarning(f: RetryFailure, caller = retryWarningCaller, logger?: string): string {
+  const named = logger !== undefined ? `"logger":${JSON.stringify(logger)},` : "";
   return (
-    `{"level":"warn","ts":"${zapTime(f.at)}","caller":${JSON.stringify(caller)},` +
+    `{"level":"warn","ts":"${zapTime(f.at)}",${named}"caller":${JSON.stringify(caller)},` +
     `"msg":"retrying of unary invoker failed","target":${JSON.stringify(f.target)},"peer":${JSON.stringify(f.peer)},` +
     `"method":${JSON.stringify(f.method)},"attempt":${f.attempt},"error":${JSON.stringify(f.error.goString())}}`
   );

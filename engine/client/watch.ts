@@ -27,6 +27,8 @@ export interface WatchInternals {
   metadata: () => Metadata;
 }
 
+const noLeader = "etcdserver: no leader";
+
 /** watchRetryDelayMs is the pause before re-creating a broken watch stream (clientv3 backs off similarly). */
 const watchRetryDelayMs = 200;
 
@@ -94,8 +96,9 @@ export class Watch implements AsyncIterable<WatchResponse> {
         const g = toGrpcError(e);
         this.stream = undefined;
         if (this.closed) return undefined;
-        // clientv3 resumes on UNAVAILABLE and INTERNAL (endpoint down, leader lost); anything else halts.
-        if (g.code !== GrpcStatus.UNAVAILABLE && g.code !== GrpcStatus.INTERNAL) {
+        // clientv3 resumes on UNAVAILABLE and INTERNAL (endpoint down); anything else halts, and so does a lost
+        // leader (`etcdserver: no leader`, sent to watches that require one).
+        if ((g.code !== GrpcStatus.UNAVAILABLE && g.code !== GrpcStatus.INTERNAL) || g.message === noLeader) {
           this.markClosed();
           throw toClientError(g, false);
         }
@@ -117,8 +120,10 @@ export class Watch implements AsyncIterable<WatchResponse> {
         resp = this.fragments;
         this.fragments = undefined;
       }
-      if (resp.created) {
+      if (resp.created && !resp.canceled) {
         this.watchId = resp.watchId;
+        // A watch from "now" resumes after the revision it was created at, so a re-created one misses nothing.
+        if (this.nextRev === 0 && resp.header) this.nextRev = resp.header.revision + 1;
         if (this.opts.createdNotify && !this.createdDelivered) {
           this.createdDelivered = true;
           return resp;

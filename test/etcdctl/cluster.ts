@@ -110,6 +110,9 @@ export async function startCluster(opts: StartOptions): Promise<Cluster> {
       join(dir, `${name}.log`),
     ];
     if (opts.quotaBytes !== undefined) args.push(`--quota-backend-bytes=${opts.quotaBytes}`);
+    // Throw-away test clusters: real etcd need not wait for the disk on every write (a loaded CI disk makes
+    // each fsync cost tens of milliseconds, and the scripts write a lot).
+    if (opts.kind === "real") args.push("--unsafe-no-fsync");
     const proc = spawn(bin, args, { stdio: "ignore", env: { PATH: process.env["PATH"] ?? "" } });
     return { name, clientUrl: client(i), peerUrl: peer(i), dataDir, proc };
   });

@@ -4,11 +4,14 @@
 // etcdctl 3.4 against a second, identical cluster, and both normalised outputs must agree; every tag must
 // name a row of the differences table in docs/etcdctl.md.
 //
+// Scripts run concurrently, each on its own clusters; the cases of one script run in order. Commands that never
+// end by themselves are cut short with `take N` (test/etcdctl/bin/take) rather than waiting out a `timeout`.
+//
 // ETCD_LAB_GOLDEN_SERVER=real|ours picks the member binary (default: real etcd 3.4 when installed).
 
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { requireBinary } from "../../engine/cli/testing.ts";
 import type { Cluster, ServerKind } from "./cluster.ts";
 import { realEtcd, startCluster } from "./cluster.ts";
@@ -60,7 +63,7 @@ describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () =>
     if (oursOnly && server !== "ours") {
       console.warn(`SKIP ${file}: needs ETCD_LAB_GOLDEN_SERVER=ours (this repo's bin/etcd)`);
     }
-    describe.skipIf(oursOnly && server !== "ours")(file, () => {
+    describe.skipIf(oursOnly && server !== "ours")(file, { concurrent: true }, () => {
       let ours: Cluster;
       let real: Cluster | undefined;
       const nOurs = { n: undefined as Normalizer | undefined };
@@ -86,26 +89,30 @@ describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () =>
       });
 
       for (const c of cases) {
-        it(`line ${c.line}: ${c.command.split("\n")[0]}`, async () => {
-          // Cases exempt from the cross-check still run on the twin cluster (with our tools), so that both
-          // clusters go through the same writes and later cases stay comparable.
-          const twinTools = c.diff === undefined && !c.command.includes("etcdutl") ? "real" : "ours";
-          const [a, b] = await Promise.all([
-            runCommand(c.command, ours, "ours"),
-            real ? runCommand(c.command, real, twinTools) : undefined,
-          ]);
-          const got = (nOurs.n as Normalizer).normalize(renderResult(a));
-          updated.push({ ...c, expected: got });
-          const twin = b ? (nReal.n as Normalizer).normalize(renderResult(b), true) : undefined;
-          if (c.diff !== undefined)
-            expect(diffs, `diff id "${c.diff}" must be documented in docs/etcdctl.md`).toContain(c.diff);
-          if (!update) expect(got, `${file}:${c.line}`).toBe(c.expected);
-          if (twin !== undefined && twinTools === "real") {
-            expect(twin, `cross-check with etcdctl 3.4 at ${file}:${c.line}`).toBe(
-              (nOurs.n as Normalizer).normalize(renderResult(a), true),
-            );
-          }
-        }, 60_000);
+        it(
+          `line ${c.line}: ${c.command.split("\n")[0]}`,
+          { concurrent: false, timeout: 60_000 },
+          async ({ expect }) => {
+            // Cases exempt from the cross-check still run on the twin cluster (with our tools), so that both
+            // clusters go through the same writes and later cases stay comparable.
+            const twinTools = c.diff === undefined && !c.command.includes("etcdutl") ? "real" : "ours";
+            const [a, b] = await Promise.all([
+              runCommand(c.command, ours, "ours"),
+              real ? runCommand(c.command, real, twinTools) : undefined,
+            ]);
+            const got = (nOurs.n as Normalizer).normalize(renderResult(a));
+            updated.push({ ...c, expected: got });
+            const twin = b ? (nReal.n as Normalizer).normalize(renderResult(b), true) : undefined;
+            if (c.diff !== undefined)
+              expect(diffs, `diff id "${c.diff}" must be documented in docs/etcdctl.md`).toContain(c.diff);
+            if (!update) expect(got, `${file}:${c.line}`).toBe(c.expected);
+            if (twin !== undefined && twinTools === "real") {
+              expect(twin, `cross-check with etcdctl 3.4 at ${file}:${c.line}`).toBe(
+                (nOurs.n as Normalizer).normalize(renderResult(a), true),
+              );
+            }
+          },
+        );
       }
     });
   }

@@ -72,8 +72,9 @@ export class Normalizer {
     );
     s = s.replace(/(memberID:)(\d{6,})/g, (_m, pre: string, v: string) => pre + this.id(BigInt(v)));
     // hex IDs (member, cluster, lease): 12..16 hex digits containing a letter
-    // (%16x pads shorter IDs with spaces: one space stands for any padding)
-    s = s.replace(/(?<![0-9a-zA-Z\\])( {0,4})([0-9a-f]{12,16})(?![0-9a-zA-Z])/g, (m, sp: string, h: string) =>
+    // (%16x pads shorter IDs with spaces: one space stands for any padding, so the run of spaces is matched
+    // from its start)
+    s = s.replace(/( {1,4}|(?<![0-9a-zA-Z\\ ]))([0-9a-f]{12,16})(?![0-9a-zA-Z])/g, (m, sp: string, h: string) =>
       /[a-f]/.test(h) ? (sp.length > 0 ? " " : "") + this.id(BigInt(`0x${h}`)) : m,
     );
     // versions

@@ -14,6 +14,8 @@ export type ToolKind = "ours" | "real";
 /** realEtcdctl is Debian's etcdctl 3.4. */
 export const realEtcdctl = "/usr/bin/etcdctl";
 const ourBin = join(import.meta.dirname, "../../bin");
+/** helpersBin holds the scripts' helpers (`take N cmd`), on PATH for both kinds of tools. */
+const helpersBin = join(import.meta.dirname, "bin");
 
 let realBin: string | undefined;
 function toolsDir(kind: ToolKind): string {
@@ -28,7 +30,7 @@ function toolsDir(kind: ToolKind): string {
 /** runCommand runs one script command (a bash snippet) against a cluster. */
 export function runCommand(command: string, cluster: Cluster, tools: ToolKind, timeoutMs = 30_000): Promise<Result> {
   const env: NodeJS.ProcessEnv = {
-    PATH: `${toolsDir(tools)}:/usr/local/bin:/usr/bin:/bin`,
+    PATH: `${toolsDir(tools)}:${helpersBin}:/usr/local/bin:/usr/bin:/bin`,
     HOME: cluster.dir,
     DIR: cluster.dir,
     TZ: "UTC",

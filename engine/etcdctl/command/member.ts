@@ -81,33 +81,23 @@ export function newMemberCommand(ctl: Ctl): Command {
       },
     });
 
-  const remove = withID(
-    "remove <memberID>",
-    "Removes a member from the cluster",
-    "",
-    async (c, id, ctx) => {
-      const cli = await mustClientFromCmd(ctl, c, [["memberRemoveCommandFunc", "member_command.go:195"]]);
-      try {
-        ctl.display.memberRemove(id, await cli.memberRemove(id, ctx));
-      } catch (e) {
-        exitOnClientError(ctl, e);
-      }
-    },
-  );
+  const remove = withID("remove <memberID>", "Removes a member from the cluster", "", async (c, id, ctx) => {
+    const cli = await mustClientFromCmd(ctl, c, [["memberRemoveCommandFunc", "member_command.go:195"]]);
+    try {
+      ctl.display.memberRemove(id, await cli.memberRemove(id, ctx));
+    } catch (e) {
+      exitOnClientError(ctl, e);
+    }
+  });
 
-  const update = withID(
-    "update <memberID> [options]",
-    "Updates a member in the cluster",
-    "",
-    async (c, id, ctx) => {
-      const cli = await mustClientFromCmd(ctl, c, [["memberUpdateCommandFunc", "member_command.go:221"]]);
-      try {
-        ctl.display.memberUpdate(id, await cli.memberUpdate(id, c.flags().getString("peer-urls").split(","), ctx));
-      } catch (e) {
-        exitOnClientError(ctl, e);
-      }
-    },
-  );
+  const update = withID("update <memberID> [options]", "Updates a member in the cluster", "", async (c, id, ctx) => {
+    const cli = await mustClientFromCmd(ctl, c, [["memberUpdateCommandFunc", "member_command.go:221"]]);
+    try {
+      ctl.display.memberUpdate(id, await cli.memberUpdate(id, c.flags().getString("peer-urls").split(","), ctx));
+    } catch (e) {
+      exitOnClientError(ctl, e);
+    }
+  });
   update.flags().string("peer-urls", "", "", "comma separated peer URLs for the updated member.");
 
   const list = new Command({

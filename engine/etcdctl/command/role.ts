@@ -37,12 +37,7 @@ export function newRoleCommand(ctl: Ctl): Command {
     return { key, rangeEnd: args[1] as string };
   };
 
-  const simple = (
-    use: string,
-    short: string,
-    msg: string,
-    fn: (c: Command, role: string) => Promise<void>,
-  ) =>
+  const simple = (use: string, short: string, msg: string, fn: (c: Command, role: string) => Promise<void>) =>
     new Command({
       use,
       short,
