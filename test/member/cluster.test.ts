@@ -201,6 +201,29 @@ describe("a 3-member cluster of ours", () => {
     );
   });
 
+  it("fills every Status field etcd 3.6 fills", async () => {
+    const c = client(["m2"]);
+    try {
+      const s = await c.status(cluster.endpoint("m2"));
+      expect(s).toMatchObject({
+        version: "3.6.0",
+        errors: [],
+        isLearner: false,
+        storageVersion: "3.6.0",
+        dbSizeQuota: 2147483648,
+      });
+      expect(s.leader).not.toBe(0n);
+      expect(s.raftTerm).toBeGreaterThanOrEqual(2);
+      expect(s.raftAppliedIndex).toBeGreaterThan(0);
+      expect(s.raftIndex).toBeGreaterThanOrEqual(s.raftAppliedIndex);
+      expect(s.dbSizeInUse).toBeGreaterThan(0);
+      expect(s.dbSize).toBeGreaterThanOrEqual(s.dbSizeInUse);
+      expect(s.header?.memberId).not.toBe(0n);
+    } finally {
+      c.close();
+    }
+  });
+
   it("answers the auth RPCs with a clear 'not supported yet'", async () => {
     const r = await fetch(`${cluster.clientUrl("m1")}/v3/auth/status`, { method: "POST", body: "{}" });
     expect(r.status).toBe(501);
