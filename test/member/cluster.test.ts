@@ -82,7 +82,11 @@ describe("a 3-member cluster of ours", () => {
     const c = client(["m1"]);
     await c.put({ key: enc.encode("metrics"), value: enc.encode("x") });
     c.close();
-    const r = await cluster.httpGet("m1", "/metrics", "metrics");
+    // The per-peer round-trip histogram appears with the first probe of each peer (as in etcd).
+    const r = await until("a round trip per peer", async () => {
+      const got = await cluster.httpGet("m1", "/metrics", "metrics");
+      return got.body.match(/^etcd_network_peer_round_trip_time_seconds_count\{/gm)?.length === 2 ? got : undefined;
+    });
     expect(r.status).toBe(200);
     const f = families(r.body);
     const want: [string, string, string][] = [
@@ -406,6 +410,7 @@ describe("a 3-member cluster of ours", () => {
     const h = await cluster.httpGet(survivor, "/health", "metrics");
     expect(h).toMatchObject({ status: 503, body: '{"health":"false","reason":"RAFT NO LEADER"}\n' });
     expect(await cluster.httpGet(survivor, "/livez", "metrics")).toMatchObject({ status: 200, body: "ok\n" });
+    expect(cluster.log(survivor)).toMatch(/"msg":"raft\.node: [0-9a-f]+ lost leader [0-9a-f]+ at term \d+"/);
     const channel = new GrpcChannel(cluster.endpoint(survivor));
     try {
       const range = (serializable: boolean, metadata: Record<string, string>) =>
