@@ -9,7 +9,7 @@
 // Every load measurement alternates the backends (ours, etcd, ours, etcd) and keeps each one's best of the
 // BENCH_CLUSTER_ROUNDS rounds (default 2): the machine is shared, and the best round is the least disturbed.
 // BENCH_CLUSTER_SECONDS sets one load phase (default 3). Real etcd is skipped loudly when it is not installed.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Cluster } from "../engine/cluster/cluster.ts";
@@ -107,6 +107,26 @@ interface Load {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** memberCpuUsPerOp is the CPU time all members spent per operation (user + system, from /proc). */
+  memberCpuUsPerOp: number;
+  /** clientCpuUsPerOp is this process's CPU time per operation (the client side, the same for both). */
+  clientCpuUsPerOp: number;
+}
+
+/** cpuMs sums user + system CPU time of processes from /proc/<pid>/stat (NaN where /proc is missing). */
+function cpuMs(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      // The command name (field 2) may hold spaces: fields are counted after its closing parenthesis.
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(f[11]) + Number(f[12]); // utime, stime (fields 14 and 15)
+    } catch {
+      return NaN;
+    }
+  }
+  return ticks * 10; // USER_HZ is 100 on Linux
 }
 
 type Op = "put" | "linearizable range" | "serializable range";
@@ -122,6 +142,9 @@ async function load(run: Running, op: Op, concurrency: number): Promise<Load> {
   const latencies: number[] = [];
   let errors = 0;
   const end = performance.now() + seconds * 1000;
+  const pids = run.cluster.pids();
+  const cpu0 = cpuMs(pids);
+  const client0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async (_, w) => {
@@ -141,6 +164,8 @@ async function load(run: Running, op: Op, concurrency: number): Promise<Load> {
     }),
   );
   const elapsed = performance.now() - t0;
+  const memberCpu = cpuMs(pids) - cpu0;
+  const clientCpu = process.cpuUsage(client0);
   for (const c of clients) c.close();
   latencies.sort((a, b) => a - b);
   return {
@@ -148,6 +173,8 @@ async function load(run: Running, op: Op, concurrency: number): Promise<Load> {
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
     errors,
+    memberCpuUsPerOp: (memberCpu * 1000) / Math.max(1, latencies.length),
+    clientCpuUsPerOp: (clientCpu.user + clientCpu.system) / Math.max(1, latencies.length),
   };
 }
 
@@ -220,6 +247,7 @@ async function reelect(run: Running): Promise<Election> {
 }
 
 const fmtMs = (x: number): string => (Number.isFinite(x) ? `${x.toFixed(1)} ms` : "n/a");
+const fmtUs = (x: number): string => (Number.isFinite(x) ? `${Math.round(x)} µs` : "n/a");
 const fmtRate = (x: number): string => `${Math.round(x).toLocaleString("en-US")}/s`;
 const ratio = (ours: number, real: number | undefined): string =>
   real === undefined || !Number.isFinite(real) || real === 0 ? "" : `${(ours / real).toFixed(2)}x`;
@@ -294,8 +322,24 @@ export async function benchCluster(): Promise<void> {
         );
         rowsOut.push(row(`${name}: p50`, fmtMs(o.p50Ms), r ? fmtMs(r.p50Ms) : "-", ratio(o.p50Ms, r?.p50Ms)));
         rowsOut.push(row(`${name}: p99`, fmtMs(o.p99Ms), r ? fmtMs(r.p99Ms) : "-", ratio(o.p99Ms, r?.p99Ms)));
+        rowsOut.push(
+          row(
+            `${name}: member CPU/op`,
+            fmtUs(o.memberCpuUsPerOp),
+            r ? fmtUs(r.memberCpuUsPerOp) : "-",
+            ratio(o.memberCpuUsPerOp, r?.memberCpuUsPerOp),
+          ),
+        );
+        rowsOut.push(
+          row(
+            `${name}: client CPU/op`,
+            fmtUs(o.clientCpuUsPerOp),
+            r ? fmtUs(r.clientCpuUsPerOp) : "-",
+            ratio(o.clientCpuUsPerOp, r?.clientCpuUsPerOp),
+          ),
+        );
         if (o.errors || r?.errors) console.log(`  (${name}: errors ours ${o.errors}, etcd ${r?.errors ?? 0})`);
-        console.log(rowsOut.slice(-3).join("\n"));
+        console.log(rowsOut.slice(-5).join("\n"));
       }
     }
     const electionsOf = new Map<Backend, Election[]>();

@@ -26,20 +26,31 @@ function count(name: string, s: string | undefined, dflt: number, min = 0): numb
   return n;
 }
 
-const { values } = parseArgs({
-  options: {
-    runs: { type: "string" },
-    seed: { type: "string" },
-    members: { type: "string" },
-    "duration-ms": { type: "string" },
-    clients: { type: "string" },
-    "wal-crash-runs": { type: "string" },
-    "store-crash-kills": { type: "string" },
-    only: { type: "string" },
-    help: { type: "boolean", short: "h" },
-  },
-  strict: true,
-});
+function parse(): ReturnType<typeof parseOptions> {
+  try {
+    return parseOptions();
+  } catch (err) {
+    console.error(`chaos: ${(err as Error).message}\n${usage}`);
+    process.exit(2);
+  }
+}
+
+const parseOptions = () =>
+  parseArgs({
+    options: {
+      runs: { type: "string" },
+      seed: { type: "string" },
+      members: { type: "string" },
+      "duration-ms": { type: "string" },
+      clients: { type: "string" },
+      "wal-crash-runs": { type: "string" },
+      "store-crash-kills": { type: "string" },
+      only: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+const { values } = parse();
 if (values.help) {
   console.log(usage);
   process.exit(0);
