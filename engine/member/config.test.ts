@@ -79,8 +79,15 @@ describe("parseMemberConfig", () => {
     expect(error(["--pre-vote=maybe"]).message).toBe('invalid boolean value "maybe" for -pre-vote: parse error');
     expect(error(["--name"]).message).toBe("flag needs an argument: -name");
     expect(error(["--initial-cluster-state", "old"]).message).toBe(
-      'invalid value "old" for flag -initial-cluster-state: valid values are ["new" "existing"]',
+      'invalid value "old" for flag -initial-cluster-state: invalid value',
     );
+    expect(error(["--auto-compaction-mode", "weekly"])).toMatchObject({
+      message: 'unknown auto-compaction-mode "weekly"',
+      exitCode: 1,
+      zapMsg: "failed to verify flags",
+    });
+    expect(error(["--logger", "capnslog"]).message).toBe("--logger=capnslog is removed in v3.5");
+    expect(error(["--logger", "json"]).message).toBe('unknown logger option "json"');
     expect(error(["--listen-client-urls", "http://127.0.0.1:2379"]).message).toBe(
       "--advertise-client-urls is required when --listen-client-urls is set explicitly",
     );

@@ -149,6 +149,10 @@ export function parseMemberConfig(
           .split(",")
           .map((s) => s.trim());
 
+  // etcd's Config.Validate starts with setupLogging.
+  const logger = get("logger");
+  if (logger === "capnslog") throw new ConfigError("--logger=capnslog is removed in v3.5", 1);
+  if (logger !== "zap") throw new ConfigError(`unknown logger option ${JSON.stringify(logger)}`, 1);
   const name = get("name");
   const tick = num("heartbeat-interval");
   const election = num("election-timeout");
@@ -164,6 +168,15 @@ export function parseMemberConfig(
     throw new ConfigError(`--election-timeout[${election}ms] is too long, and should be set less than 50000ms`, 1);
   if (explicitly("listen-client-urls") && !explicitly("advertise-client-urls")) {
     throw new ConfigError("--advertise-client-urls is required when --listen-client-urls is set explicitly", 1);
+  }
+  const compactionMode = get("auto-compaction-mode");
+  if (compactionMode !== "periodic" && compactionMode !== "revision") {
+    throw new ConfigError(
+      compactionMode === ""
+        ? "undefined auto-compaction-mode"
+        : `unknown auto-compaction-mode ${JSON.stringify(compactionMode)}`,
+      1,
+    );
   }
 
   // The default --initial-cluster follows --name and --initial-advertise-peer-urls (UpdateDefaultClusterFromName).

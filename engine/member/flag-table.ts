@@ -323,10 +323,9 @@ export const etcdFlags: readonly EtcdFlag[] = [
   f(
     C,
     "auto-compaction-mode",
-    "enum",
+    "string",
     "periodic",
     "Interpret 'auto-compaction-retention' one of: periodic|revision. 'periodic' for duration based retention, defaulting to hours if no time unit is provided (e.g. '5m'). 'revision' for revision number based retention.",
-    { values: ["periodic", "revision"] },
   ),
   f(
     C,
@@ -497,7 +496,7 @@ export const etcdFlags: readonly EtcdFlag[] = [
     "",
     "List of URLs to listen on for the /metrics and /health endpoints. For https, the client URL TLS info is used.",
   ),
-  f(L, "logger", "enum", "zap", "Currently only supports 'zap' for structured logging.", { values: ["zap"] }),
+  f(L, "logger", "string", "zap", "Currently only supports 'zap' for structured logging."),
   f(
     L,
     "log-outputs",

@@ -87,7 +87,8 @@ export function checkValue(spec: FlagSpec, value: string): string | undefined {
     case "urls":
       return checkUrls(value);
     case "enum":
-      return spec.values?.includes(value) ? undefined : `valid values are ${goQuoteList(spec.values ?? [])}`;
+      // etcd's flags.SelectiveStringValue rejects anything else with a bare "invalid value".
+      return spec.values?.includes(value) ? undefined : "invalid value";
     case "string":
     case "ignored":
       return undefined;
@@ -149,8 +150,4 @@ function checkUrls(value: string): string | undefined {
 /** goQuote quotes a string as Go's %q does for printable ASCII. */
 export function goQuote(s: string): string {
   return JSON.stringify(s);
-}
-
-function goQuoteList(values: readonly string[]): string {
-  return `[${values.map(goQuote).join(" ")}]`;
 }
