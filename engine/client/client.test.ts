@@ -6,6 +6,7 @@ import { GrpcError, GrpcStatus } from "../grpc/status.ts";
 import { AuthService, KVService, LeaseService, RangeResponse, WatchService } from "../proto/gen/etcdserverpb.ts";
 import { addMemoryEtcd } from "../grpc/test-fixtures/memory-etcd.ts";
 import { EtcdClient, EtcdClientError, formatRetryWarning, prefixEnd, type RetryFailure } from "./index.ts";
+import { dialError } from "./endpoint-pool.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -319,5 +320,116 @@ describe("helpers", () => {
 
   it("rejects an empty endpoint list like clientv3", () => {
     expect(() => new EtcdClient({ endpoints: [] })).toThrow("etcdclient: no available endpoints");
+  });
+});
+
+describe("clientv3 behaviours etcdctl relies on", () => {
+  it("an address Go cannot dial fails with its dial error, and the warn line can name its logger", async () => {
+    expect(dialError("foo")?.message).toBe(
+      'connection error: desc = "transport: Error while dialing: dial tcp: address foo: missing port in address"',
+    );
+    expect(dialError("http://127.0.0.1:99999")?.message).toContain("address 127.0.0.1:99999: invalid port");
+    expect(dialError("127.0.0.1:2379")).toBeUndefined();
+    expect(dialError("unix:/tmp/etcd.sock")).toBeUndefined();
+    const failures: RetryFailure[] = [];
+    const c = client(["foo"], { onRetryFailure: (f) => failures.push(f) });
+    await expect(c.get("k", { timeoutMs: 300 })).rejects.toMatchObject({ message: "context deadline exceeded" });
+    const line = formatRetryWarning(failures[0]!, undefined, "etcd-client");
+    expect(line).toMatch(/^\{"level":"warn","ts":"[^"]+","logger":"etcd-client","caller":"v3@v3.6.14\//);
+    expect(line).toContain(
+      'latest balancer error: connection error: desc = \\"transport: Error while dialing: dial tcp: address foo: missing port in address\\""}',
+    );
+  });
+
+  it("a signal aborted by the caller's deadline timer is the deadline, with the balancer's reason; a cancel is a cancel", async () => {
+    const port = await deadPort();
+    const failures: RetryFailure[] = [];
+    const c = client([`127.0.0.1:${port}`], { onRetryFailure: (f) => failures.push(f), commandTimeoutMs: undefined });
+    const timer = new AbortController();
+    setTimeout(() => timer.abort(new Error("context deadline exceeded")), 300);
+    await expect(c.get("k", { signal: timer.signal })).rejects.toMatchObject({ message: "context deadline exceeded" });
+    expect(failures[0]!.error.goString()).toMatch(/^rpc error: code = DeadlineExceeded desc = latest balancer error: /);
+    const cancel = new AbortController();
+    setTimeout(() => cancel.abort(), 300);
+    await expect(c.get("k", { signal: cancel.signal })).rejects.toMatchObject({ message: "context canceled" });
+    const timeout = AbortSignal.timeout(300);
+    await expect(c.get("k", { signal: timeout })).rejects.toMatchObject({ message: "context deadline exceeded" });
+  });
+
+  it("login authenticates at once: a wrong password fails it, a server without auth is fine", async () => {
+    let authEnabled = true;
+    const { endpoint } = await serve((s) =>
+      s.addService(
+        { Authenticate: AuthService.Authenticate },
+        {
+          Authenticate: (req) => {
+            if (!authEnabled)
+              throw new GrpcError(GrpcStatus.FAILED_PRECONDITION, "etcdserver: authentication is not enabled");
+            if (req.password !== "pw")
+              throw new GrpcError(
+                GrpcStatus.INVALID_ARGUMENT,
+                "etcdserver: authentication failed, invalid user ID or password",
+              );
+            return { header: undefined, token: "t" };
+          },
+        },
+      ),
+    );
+    await expect(client([endpoint], { user: "root", password: "nope" }).login()).rejects.toMatchObject({
+      message: "etcdserver: authentication failed, invalid user ID or password",
+    });
+    await client([endpoint], { user: "root", password: "pw" }).login();
+    authEnabled = false;
+    await client([endpoint], { user: "root", password: "pw" }).login();
+    await client([endpoint]).login(); // no credentials: nothing to do
+  });
+
+  it("keep-alive gives the lease up when no answer comes in time", async () => {
+    const { endpoint } = await serve((s) =>
+      s.addService(LeaseService, {
+        LeaseKeepAlive: async (requests) => {
+          for await (const _ of requests) {
+            // never answers: a member that lost its leader
+          }
+        },
+      }),
+    );
+    const c = client([endpoint], { firstKeepAliveTimeoutMs: 300 });
+    const t0 = Date.now();
+    expect(await c.leaseKeepAlive(7n).next()).toBeUndefined();
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
+    expect(Date.now() - t0).toBeLessThan(2000);
+  });
+
+  it("a watch halts on `etcdserver: no leader`, and delivers a create that is canceled at once", async () => {
+    const { endpoint } = await serve((s) =>
+      s.addService(WatchService, {
+        Watch: async (requests, call) => {
+          for await (const req of requests) {
+            const key = dec.decode(req.createRequest?.key ?? new Uint8Array());
+            if (key === "noleader") throw new GrpcError(GrpcStatus.UNAVAILABLE, "etcdserver: no leader");
+            await call.write({
+              header: undefined,
+              watchId: 0,
+              created: true,
+              canceled: true,
+              compactRevision: 0,
+              cancelReason: "etcdserver: key is not provided",
+              fragment: false,
+              events: [],
+            });
+          }
+        },
+      }),
+    );
+    const c = client([endpoint]);
+    await expect(c.watch("noleader").next()).rejects.toMatchObject({ message: "etcdserver: no leader" });
+    const w = c.watch("bad");
+    expect(await w.next()).toMatchObject({
+      created: true,
+      canceled: true,
+      cancelReason: "etcdserver: key is not provided",
+    });
+    expect(await w.next()).toBeUndefined();
   });
 });

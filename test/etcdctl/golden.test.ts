@@ -54,6 +54,26 @@ function memberPorts(c: Cluster): { client: number; peer: number }[] {
 
 const files = readdirSync(testdata).filter((f) => f.endsWith(".txt"));
 
+/**
+ * clusterSlots bounds how many scripts hold their clusters at once: real etcd members are light, ours are Node
+ * processes, and a dozen clusters of them starve a 2-core machine (ETCD_LAB_GOLDEN_CONCURRENCY overrides).
+ */
+const clusterSlots = Number(process.env["ETCD_LAB_GOLDEN_CONCURRENCY"] ?? (server === "ours" ? 2 : 5));
+let slotsFree = clusterSlots;
+const slotWaiters: (() => void)[] = [];
+async function acquireSlot(): Promise<void> {
+  if (slotsFree > 0) {
+    slotsFree--;
+    return;
+  }
+  await new Promise<void>((resolve) => slotWaiters.push(resolve));
+}
+function releaseSlot(): void {
+  const next = slotWaiters.shift();
+  if (next) next();
+  else slotsFree++;
+}
+
 describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () => {
   const diffs = documentedDiffs();
   for (const file of files) {
@@ -70,18 +90,23 @@ describe.skipIf(!haveServer)(`etcdctl golden scripts (server: ${server})`, () =>
       const nReal = { n: undefined as Normalizer | undefined };
       const updated: Case[] = [];
 
+      let holding = false;
+      // Waiting for a slot can take as long as other scripts run, hence the long hook timeout.
       beforeAll(async () => {
+        await acquireSlot();
+        holding = true;
         ours = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
         nOurs.n = new Normalizer(ours.dir, memberPorts(ours));
         if (crossCheck) {
           real = await startCluster({ kind: server, members, ...(quotaBytes ? { quotaBytes } : {}) });
           nReal.n = new Normalizer(real.dir, memberPorts(real));
         }
-      }, 60_000);
+      }, 1_200_000);
 
       afterAll(async () => {
         await ours?.stop();
         await real?.stop();
+        if (holding) releaseSlot();
         if (update && updated.length > 0) {
           const byLine = new Map(updated.map((u) => [u.line, u]));
           writeFileSync(path, formatScript(cases.map((c) => byLine.get(c.line) ?? c)));

@@ -183,14 +183,15 @@ async function checkPerf(ctl: Ctl, c: Command): Promise<void> {
     const inflight = new Set<Promise<void>>();
     let next = Date.now();
     let i = 0;
-    const ticks = setInterval(() => bar.add(1), 1000);
-    const barDone = new Promise<void>((resolve) =>
-      setTimeout(() => {
-        clearInterval(ticks);
-        bar.finish();
-        resolve();
-      }, duration * 1000),
-    );
+    // etcd's bar goroutine: sleep a second and count it, `duration` times, then finish — so the last frame
+    // always reads N / N, 100.00%.
+    const barDone = (async () => {
+      for (let s = 0; s < duration; s++) {
+        await new Promise((r) => setTimeout(r, 1000));
+        bar.add(1);
+      }
+      bar.finish();
+    })();
     while (!deadline.aborted) {
       const now = Date.now();
       if (now < next) {
