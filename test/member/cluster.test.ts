@@ -392,6 +392,16 @@ describe("a 3-member cluster of ours", () => {
       c.close();
     }
     expect(cluster.log(lagging)).toMatch(/"msg":"applied snapshot"/);
+    // It restarts from the snapshot it received (the leader's membership in its data) after a SIGKILL.
+    await cluster.signal(lagging, "SIGKILL");
+    cluster.restart(lagging);
+    await cluster.waitHealthy(lagging, 30_000);
+    const again = client([lagging]);
+    try {
+      expect((await again.range({ key: enc.encode("lag-119") })).kvs[0]?.value).toEqual(enc.encode("119"));
+    } finally {
+      again.close();
+    }
   });
 
   it("hands leadership over when the leader gets SIGTERM", async () => {
