@@ -2,7 +2,8 @@
 // (/usr/bin/etcd), same machine, same run, same client (engine/client), members started by engine/cluster with
 // the same flags. Reported as ratios ours/etcd:
 //   1. spawn to first write: from spawning the members to the first acknowledged linearizable put;
-//   2. puts/s and p50/p99 latency with 1, 16 and 64 concurrent clients (256-byte values over 1000 keys);
+//   2. puts/s and p50/p99 latency with 1, 16 and 64 concurrent clients (256-byte values over 1000 keys), and
+//      the CPU time per operation of all members together (/proc) and of this process (the client side);
 //   3. linearizable and serializable single-key range, likewise;
 //   4. leader re-election after SIGKILL of the leader: until a survivor leads, and until a put is acknowledged
 //      (median and range of BENCH_CLUSTER_ELECTIONS trials, default 20).
