@@ -48,6 +48,8 @@ export interface Cluster {
   members: Member[];
   /** endpoints is the comma-separated `host:port` list of client URLs (ETCDCTL_ENDPOINTS). */
   endpoints: string;
+  /** sparePorts are two more free ports, for a member a script starts itself ($PORT1, $PORT2). */
+  sparePorts: number[];
   stop(): Promise<void>;
 }
 
@@ -77,7 +79,8 @@ async function waitHealthy(url: string, deadlineMs: number): Promise<void> {
 export async function startCluster(opts: StartOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), "etcdctl-test-"));
   // Sorted, so that members sort by port the way they sort by name (scripts sort unordered output).
-  const ports = (await freePorts(opts.members * 2)).sort((a, b) => a - b);
+  const ports = (await freePorts(opts.members * 2 + 2)).sort((a, b) => a - b);
+  const sparePorts = ports.splice(opts.members * 2);
   const names = Array.from({ length: opts.members }, (_, i) => `m${i + 1}`);
   const client = (i: number) => `http://127.0.0.1:${ports[i]}`;
   const peer = (i: number) => `http://127.0.0.1:${ports[opts.members + i]}`;
@@ -141,6 +144,7 @@ export async function startCluster(opts: StartOptions): Promise<Cluster> {
     dir,
     members,
     endpoints: members.map((m) => m.clientUrl.replace("http://", "")).join(","),
+    sparePorts,
     stop,
   };
 }

@@ -7,6 +7,11 @@
 export class Normalizer {
   private readonly ids = new Map<bigint, string>();
   private readonly ports = new Map<string, string>();
+  /**
+   * knownIds are the cluster's and members' ids, asked of the cluster at start: one whose hex form happens to
+   * have no letter is still an id (the letter rule alone would leave it alone as a number).
+   */
+  readonly knownIds = new Set<bigint>();
 
   /**
    * dir is the cluster's scratch directory; memberPorts lists each member's client and peer port, which
@@ -75,7 +80,9 @@ export class Normalizer {
     // (%16x pads shorter IDs with spaces: one space stands for any padding, so the run of spaces is matched
     // from its start)
     s = s.replace(/( {1,4}|(?<![0-9a-zA-Z\\ ]))([0-9a-f]{12,16})(?![0-9a-zA-Z])/g, (m, sp: string, h: string) =>
-      /[a-f]/.test(h) ? (sp.length > 0 ? " " : "") + this.id(BigInt(`0x${h}`)) : m,
+      /[a-f]/.test(h) || this.knownIds.has(BigInt(`0x${h}`))
+        ? (sp.length > 0 ? " " : "") + this.id(BigInt(`0x${h}`))
+        : m,
     );
     // versions
     s = s

@@ -1,5 +1,6 @@
 // Running script commands as a learner would: bash, with the tools under test first on PATH, the cluster's
-// endpoints in ETCDCTL_ENDPOINTS, $EP1..$EPn for single members and $DIR for scratch files.
+// endpoints in ETCDCTL_ENDPOINTS, $EP1..$EPn for single members, $PORT1 and $PORT2 free for a member the script
+// starts itself, and $DIR for scratch files.
 
 import { spawn } from "node:child_process";
 import { mkdtempSync, symlinkSync } from "node:fs";
@@ -38,6 +39,7 @@ export function runCommand(command: string, cluster: Cluster, tools: ToolKind, t
     ETCDCTL_ENDPOINTS: cluster.endpoints,
   };
   cluster.members.forEach((m, i) => (env[`EP${i + 1}`] = m.clientUrl.replace("http://", "")));
+  cluster.sparePorts.forEach((p, i) => (env[`PORT${i + 1}`] = String(p)));
   return new Promise((resolve) => {
     const child = spawn("bash", ["-c", command], { cwd: cluster.dir, env, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
