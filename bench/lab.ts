@@ -66,7 +66,7 @@ interface Result {
   createP90Ms: number;
   kubeMedianMs: number;
   sessionRss: number;
-  many: { n: number; allReadyMs: number; totalRss: number };
+  many: { n: number; ready: number; failures: string[]; allReadyMs: number; totalRss: number };
 }
 
 async function benchBackend(backend: Backend): Promise<Result> {
@@ -94,10 +94,18 @@ async function benchBackend(backend: Backend): Promise<Result> {
       await m.destroy(k.id);
     }
 
+    console.log(
+      `  one at a time: create median ${ms(quantile(times, 0.5))}, with seed ${ms(quantile(kubeTimes, 0.5))}, RSS ${mib(sessionRss)}`,
+    );
+
+    // 20 at once: a session that does not get ready (the engine's 20 s leader timeout on a loaded machine)
+    // is counted and reported, not fatal.
     const n = 20;
     const t0 = performance.now();
-    const sessions = await Promise.all(Array.from({ length: n }, (_, i) => ready(m, `many-${i}`, "bench")));
+    const settled = await Promise.allSettled(Array.from({ length: n }, (_, i) => ready(m, `many-${i}`, "bench")));
     const allReadyMs = performance.now() - t0;
+    const sessions = settled.flatMap((x) => (x.status === "fulfilled" ? [x.value] : []));
+    const failures = settled.flatMap((x) => (x.status === "rejected" ? [String((x.reason as Error).message)] : []));
     await new Promise((r) => setTimeout(r, 1000));
     const totalRss = sessions.flatMap((x) => x.pids()).reduce((a, p) => a + rssBytes(p), 0);
     return {
@@ -105,7 +113,7 @@ async function benchBackend(backend: Backend): Promise<Result> {
       createP90Ms: quantile(times, 0.9),
       kubeMedianMs: quantile(kubeTimes, 0.5),
       sessionRss,
-      many: { n, allReadyMs, totalRss },
+      many: { n, ready: sessions.length, failures: [...new Set(failures)], allReadyMs, totalRss },
     };
   } finally {
     await m.close();
@@ -127,7 +135,8 @@ export async function benchLab(): Promise<void> {
     console.log(`  with the Kubernetes seed written: median ${ms(r.kubeMedianMs)} (5 runs)`);
     console.log(`RSS of one session (3 members + 1 shell): ${mib(r.sessionRss)}`);
     console.log(
-      `${r.many.n} sessions at once: all ready in ${ms(r.many.allReadyMs)}, total RSS ${mib(r.many.totalRss)}`,
+      `${r.many.n} sessions at once: ${r.many.ready} ready in ${ms(r.many.allReadyMs)}, total RSS ${mib(r.many.totalRss)}` +
+        (r.many.failures.length ? ` (failed: ${r.many.failures.join("; ")})` : ""),
     );
   }
   const ours = results.get("ours");

@@ -65,6 +65,9 @@ export interface ControlRequest {
   source: ControlSource;
 }
 
+/** sessionReadyTimeoutMs bounds how long a new session's cluster may take to elect a leader. */
+export const sessionReadyTimeoutMs = 60_000;
+
 /** terminalsMax bounds shells per session. */
 export const terminalsMax = 4;
 const observedEveryMs = 250;
@@ -493,6 +496,8 @@ export class LabSession {
       },
       onEvent,
       ports,
+      // A workshop's learners arrive together: on a busy machine a burst of sessions needs longer than one.
+      readyTimeoutMs: sessionReadyTimeoutMs,
     });
     this.cluster = cluster;
     conn = this.deps.connect(cluster.endpoints());

@@ -36,8 +36,7 @@ describe.skipIf(!backend || process.platform !== "linux")("npm start on a fresh 
   const checkout = mkdtempSync(join(tmpdir(), "etcd-lab-fresh-"));
   let child: ChildProcess | undefined;
   afterAll(() => {
-    if (child?.exitCode === null && child.pid) process.kill(-child.pid, "SIGKILL");
-    for (const pid of pidsUnder(checkout)) {
+    for (const pid of [...(child?.pid ? [-child.pid] : []), ...pidsUnder(checkout)]) {
       try {
         process.kill(pid, "SIGKILL");
       } catch {
