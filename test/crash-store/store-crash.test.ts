@@ -23,7 +23,7 @@ describe("full-store crash safety (real member processes, SIGKILL of every membe
         expect(r.kills).toBe(kills);
         // Each restart was checked, and there was something to check.
         expect(r.restartToWriteMs.length).toBe(kills - r.earlyKills + 1);
-        expect(r.acknowledged).toBeGreaterThan((kills - r.earlyKills) * 3);
+        expect(r.acknowledged).toBeGreaterThanOrEqual(2 * (kills - r.earlyKills)); // the probes give one per restart
         expect(r.appliedUnknown + r.droppedUnknown).toBeGreaterThan(0);
       },
     );

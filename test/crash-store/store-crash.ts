@@ -10,14 +10,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EtcdClient } from "../../engine/client/index.ts";
-import { seededRng, type Rng } from "../../engine/common/rng.ts";
+import { seededRng } from "../../engine/common/rng.ts";
 import { prefixEnd, utf8Bytes, utf8String } from "../../engine/mvcc/bytes.ts";
 import { Event_EventType } from "../../engine/proto/gen/mvccpb.ts";
-import { PutRequest, DeleteRangeRequest } from "../../engine/proto/gen/etcdserverpb.ts";
 import { Watchdog, type ProcessGuard } from "../../engine/session/watchdog.ts";
 import { ChaosCluster } from "../chaos/chaos-cluster.ts";
 import { closeGuard } from "../chaos/chaos-run.ts";
 import { StoreReplay, type KvEntry, type StoreEvent, type WriteOp } from "./store-audit.ts";
+import { StoreCrashFailure } from "./store-failure.ts";
+import { probeWrite, sleep, storePrefix, writer } from "./store-writes.ts";
+
+export { StoreCrashFailure };
 
 /** StoreCrashOptions configure one test. */
 export interface StoreCrashOptions {
@@ -53,13 +56,7 @@ export interface StoreCrashReport {
   elapsedMs: number;
 }
 
-/** StoreCrashFailure is a violated guarantee; the workspace (logs, data dirs) is kept. */
-export class StoreCrashFailure extends Error {
-  override name = "StoreCrashFailure";
-}
-
-const prefix = "/crash/";
-const opTimeoutMs = 2000;
+const prefix = storePrefix;
 
 /** runStoreCrash runs the test; it rejects with StoreCrashFailure (or the error that stopped it). */
 export async function runStoreCrash(opts: StoreCrashOptions): Promise<StoreCrashReport> {
@@ -131,7 +128,7 @@ export async function runStoreCrash(opts: StoreCrashOptions): Promise<StoreCrash
         const stop = new AbortController();
         const writers = Array.from({ length: opts.writers ?? 4 }, (_, i) =>
           writer(
-            cluster as ChaosCluster,
+            (cluster as ChaosCluster).endpoints(),
             i,
             seededRng(opts.seed * 31 + round * 7 + i),
             opts.keys ?? 12,
@@ -192,105 +189,6 @@ export function summarizeStoreCrash(r: StoreCrashReport): string {
     `revision ${r.finalRevision}; restart to first write p50 ${p50.toFixed(0)} ms, max ${(sorted.at(-1) ?? NaN).toFixed(0)} ms; ` +
     `${(r.elapsedMs / 1000).toFixed(1)} s (seed ${r.seed})`
   );
-}
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** send sends one write: a put for a single put, else a txn with no compare (its success branch). */
-async function send(client: EtcdClient, op: WriteOp, timeoutMs = opTimeoutMs): Promise<number> {
-  if (op.puts.length === 1 && op.deletes.length === 0) {
-    const [k, v] = op.puts[0] as [string, string];
-    const r = await client.put({ key: utf8Bytes(k), value: utf8Bytes(v) }, { timeoutMs });
-    return r.header?.revision ?? 0;
-  }
-  const r = await client.txn(
-    {
-      compare: [],
-      success: [
-        ...op.puts.map(([k, v]) => ({ requestPut: PutRequest.create({ key: utf8Bytes(k), value: utf8Bytes(v) }) })),
-        ...op.deletes.map((k) => ({ requestDeleteRange: DeleteRangeRequest.create({ key: utf8Bytes(k) }) })),
-      ],
-      failure: [],
-    },
-    { timeoutMs },
-  );
-  if (!r.succeeded) throw new Error("a txn without compares did not succeed");
-  return r.header?.revision ?? 0;
-}
-
-/** acknowledge records a write's acknowledgement. */
-function acknowledge(op: WriteOp, revision: number): void {
-  op.returnMs = performance.now();
-  op.revision = revision;
-}
-
-/** writer sends writes until the signal aborts; it returns every write it sent. */
-async function writer(
-  cluster: ChaosCluster,
-  index: number,
-  rng: Rng,
-  keys: number,
-  newOp: (puts: [string, string][], deletes: string[]) => WriteOp,
-  signal: AbortSignal,
-): Promise<WriteOp[]> {
-  const eps = cluster.endpoints();
-  const client = new EtcdClient({
-    endpoints: [...eps.slice(index % eps.length), ...eps.slice(0, index % eps.length)],
-    dialTimeoutMs: 1000,
-  });
-  const sent: WriteOp[] = [];
-  try {
-    while (!signal.aborted) {
-      const order = Array.from({ length: keys }, (_, i) => i);
-      for (let i = order.length - 1; i > 0; i--) {
-        const j = rng.int(i + 1);
-        [order[i], order[j]] = [order[j] as number, order[i] as number];
-      }
-      const nPuts = 1 + rng.int(3);
-      const puts = order
-        .slice(0, nPuts)
-        .map((k, i): [string, string] => [
-          `${prefix}k${k}`,
-          `${index}.${sent.length}.${i}.${"x".repeat(rng.int(200))}`,
-        ]);
-      const deletes = rng.int(4) === 0 ? [`${prefix}k${order[nPuts] as number}`] : [];
-      const op = newOp(puts, deletes);
-      sent.push(op);
-      try {
-        acknowledge(op, await send(client, op));
-      } catch {
-        if (!signal.aborted) await sleep(20); // unknown outcome; the store decides which
-      }
-    }
-  } finally {
-    client.close();
-  }
-  return sent;
-}
-
-/** probeWrite puts until one is acknowledged (30 s); failed attempts join `pending` with unknown outcomes. */
-async function probeWrite(
-  client: EtcdClient,
-  newOp: (puts: [string, string][], deletes: string[]) => WriteOp,
-  pending: WriteOp[],
-  signal: AbortSignal | undefined,
-): Promise<WriteOp> {
-  const deadline = performance.now() + 30_000;
-  let lastErr = "";
-  while (performance.now() < deadline) {
-    signal?.throwIfAborted();
-    const op = newOp([[`${prefix}probe`, `probe.${pending.length}.${performance.now()}`]], []);
-    pending.push(op);
-    try {
-      // Short deadlines: a member whose client port is not up yet holds a call until its deadline.
-      acknowledge(op, await send(client, op, 500));
-      return op;
-    } catch (err) {
-      lastErr = (err as Error).message;
-      await sleep(50);
-    }
-  }
-  throw new StoreCrashFailure(`the restarted store took no write within 30 s (last error: ${lastErr})`);
 }
 
 /** readHistory watches the test's keys from `fromRevision` until it has seen `toRevision`. */
