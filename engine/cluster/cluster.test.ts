@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, it } from "vitest";
 import { mkdtempSync, existsSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -36,55 +36,58 @@ const noRpc: ClusterRpc = {
 
 // One suite per backend; the two run side by side, their tests in order.
 describe.each(await testBackends())("cluster processes (%s)", { concurrent: true }, (backend) => {
-  it.sequential("starts 3 members with a leader, then stops, kills, pauses, resumes, starts, wipes", async () => {
-    const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
-    const events: LabEventBody[] = [];
-    const c = await Cluster.start({
-      session: "t1",
-      workspace,
-      backend,
-      members: 3,
-      guard,
-      rpc: noRpc,
-      onEvent: (e) => events.push(e),
-    });
-    try {
-      expect(c.names()).toEqual(["m1", "m2", "m3"]);
-      expect(new Set(c.ports()).size).toBe(9);
-      expect(existsSync(join(workspace, "m1.etcd", "member"))).toBe(true);
-      expect(readFileSync(join(workspace, "logs", "m2.log"), "utf8")).toContain('"level"');
-      const [p1, p2] = c.pids() as [number, number];
+  it.sequential(
+    "starts 3 members with a leader, then stops, kills, pauses, resumes, starts, wipes",
+    async ({ expect }) => {
+      const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
+      const events: LabEventBody[] = [];
+      const c = await Cluster.start({
+        session: "t1",
+        workspace,
+        backend,
+        members: 3,
+        guard,
+        rpc: noRpc,
+        onEvent: (e) => events.push(e),
+      });
+      try {
+        expect(c.names()).toEqual(["m1", "m2", "m3"]);
+        expect(new Set(c.ports()).size).toBe(9);
+        expect(existsSync(join(workspace, "m1.etcd", "member"))).toBe(true);
+        expect(readFileSync(join(workspace, "logs", "m2.log"), "utf8")).toContain('"level"');
+        const [p1, p2] = c.pids() as [number, number];
 
-      await c.kill("m1");
-      expect(alive(p1)).toBe(false);
-      expect(events.at(-1)).toMatchObject({ type: "member.exited", member: "m1", signal: "SIGKILL", expected: true });
-      await expect(c.kill("m1")).rejects.toThrow("member m1 is not running");
+        await c.kill("m1");
+        expect(alive(p1)).toBe(false);
+        expect(events.at(-1)).toMatchObject({ type: "member.exited", member: "m1", signal: "SIGKILL", expected: true });
+        await expect(c.kill("m1")).rejects.toThrow("member m1 is not running");
 
-      // A signal reaches a process running on another CPU a moment later: poll its state briefly.
-      c.pause("m2");
-      await expect.poll(() => procState(p2), { timeout: 2000, interval: 10 }).toBe("T");
-      expect(() => c.pause("m2")).toThrow(ClusterControlError);
-      c.resume("m2");
-      await expect.poll(() => procState(p2), { timeout: 2000, interval: 10 }).not.toBe("T");
+        // A signal reaches a process running on another CPU a moment later: poll its state briefly.
+        c.pause("m2");
+        await expect.poll(() => procState(p2), { timeout: 2000, interval: 10 }).toBe("T");
+        expect(() => c.pause("m2")).toThrow(ClusterControlError);
+        c.resume("m2");
+        await expect.poll(() => procState(p2), { timeout: 2000, interval: 10 }).not.toBe("T");
 
-      await c.start("m1");
-      expect(events.at(-1)).toMatchObject({ type: "member.started", member: "m1" });
-      await c.stop("m1");
-      expect(events.at(-1)).toMatchObject({ type: "member.exited", member: "m1", expected: true });
-      await c.restart("m2");
+        await c.start("m1");
+        expect(events.at(-1)).toMatchObject({ type: "member.started", member: "m1" });
+        await c.stop("m1");
+        expect(events.at(-1)).toMatchObject({ type: "member.exited", member: "m1", expected: true });
+        await c.restart("m2");
 
-      await c.wipe("m3");
-      expect(existsSync(join(workspace, "m3.etcd"))).toBe(false);
-      await expect(c.start("m3")).rejects.toThrow(/wiped: use rejoin/);
-      if (backend === "real") await expect(c.isolate("m1")).rejects.toThrow(/real etcd has no fault channel/);
-    } finally {
-      const pids = c.pids();
-      await c.destroy();
-      for (const p of pids) expect(alive(p)).toBe(false);
-    }
-  });
+        await c.wipe("m3");
+        expect(existsSync(join(workspace, "m3.etcd"))).toBe(false);
+        await expect(c.start("m3")).rejects.toThrow(/wiped: use rejoin/);
+        if (backend === "real") await expect(c.isolate("m1")).rejects.toThrow(/real etcd has no fault channel/);
+      } finally {
+        const pids = c.pids();
+        await c.destroy();
+        for (const p of pids) expect(alive(p)).toBe(false);
+      }
+    },
+  );
 
-  it.sequential("reports a member that dies by itself as unexpected", async () => {
+  it.sequential("reports a member that dies by itself as unexpected", async ({ expect }) => {
     const workspace = mkdtempSync(join(tmpdir(), "etcd-lab-cluster-"));
     const events: LabEventBody[] = [];
     const c = await Cluster.start({

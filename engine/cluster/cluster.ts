@@ -357,7 +357,7 @@ export class Cluster {
       for (const e of exits) e.catch(() => undefined);
     }
     for (const m of this.members) m.proc.markUp();
-    if (this.binary.faultChannel) await Promise.all(this.members.map((m) => this.applyFaults(m)));
+    if (this.binary.faultChannel) await Promise.all(this.members.map((m) => this.applyFaults(m, true)));
   }
 
   private track(spec: MemberSpec): Member {
@@ -409,10 +409,17 @@ export class Cluster {
       throw new ClusterControlError("timeout", `member ${m.spec.name} did not listen on its client port within 15 s`);
     });
     m.proc.markUp();
-    if (this.binary.faultChannel) await this.applyFaults(m);
+    if (this.binary.faultChannel) await this.applyFaults(m, true);
   }
 
-  private async applyFaults(m: Member): Promise<void> {
+  /**
+   * applyFaults tells a member its desired faults. A process that just started has none, so with none desired
+   * (`freshProcess`) there is nothing to tell it — and nothing to wait for when many sessions start at once.
+   */
+  private async applyFaults(m: Member, freshProcess = false): Promise<void> {
+    const f = m.faults;
+    const none = !f.dropIn.length && !f.dropOut.length && !Object.keys(f.delayMs).length && !f.fsyncDelayMs;
+    if (freshProcess && none) return;
     const deadline = Date.now() + 5000;
     for (;;) {
       try {
