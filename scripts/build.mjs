@@ -1,7 +1,7 @@
 // build bundles each command-line entry point into one ESM file under dist/ (esbuild): one file to read
 // at start-up keeps `etcdctl get foo` close to Node's own start-up time. npm packages stay external.
 import { build } from "esbuild";
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
@@ -16,12 +16,24 @@ export const entries = {
   "lab-server": "engine/http/main.ts",
 };
 
+/**
+ * replaceFile puts `contents` at `path` by writing a temporary file and renaming it over, and only when the
+ * contents changed: a member process starting while tests rebuild never reads a half-written bundle.
+ */
+function replaceFile(path, contents) {
+  if (existsSync(path) && readFileSync(path).equals(contents)) return;
+  const tmp = `${path}.tmp-${process.pid}`;
+  writeFileSync(tmp, contents);
+  renameSync(tmp, path);
+}
+
 /** buildAll bundles every entry whose source exists; it returns the names it built. */
 export async function buildAll() {
   const present = Object.entries(entries).filter(([, src]) => existsSync(join(root, src)));
+  mkdirSync(join(root, "dist"), { recursive: true });
   await Promise.all(
-    present.map(([name, src]) =>
-      build({
+    present.map(async ([name, src]) => {
+      const result = await build({
         entryPoints: [join(root, src)],
         outfile: join(root, "dist", `${name}.mjs`),
         bundle: true,
@@ -31,8 +43,10 @@ export async function buildAll() {
         packages: "external",
         sourcemap: "linked",
         logLevel: "warning",
-      }),
-    ),
+        write: false,
+      });
+      for (const f of result.outputFiles) replaceFile(f.path, Buffer.from(f.contents));
+    }),
   );
   return present.map(([name]) => name);
 }
