@@ -41,12 +41,25 @@ export function runCommand(command: string, cluster: Cluster, tools: ToolKind, t
   cluster.members.forEach((m, i) => (env[`EP${i + 1}`] = m.clientUrl.replace("http://", "")));
   cluster.sparePorts.forEach((p, i) => (env[`PORT${i + 1}`] = String(p)));
   return new Promise((resolve) => {
-    const child = spawn("bash", ["-c", command], { cwd: cluster.dir, env, stdio: ["ignore", "pipe", "pipe"] });
+    // Its own process group, so that a command past its time is killed with everything it started (a `take`
+    // and its watch, background holders) instead of leaving them holding the output pipes.
+    const child = spawn("bash", ["-c", command], {
+      cwd: cluster.dir,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString("utf8")));
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs);
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        child.kill("SIGKILL"); // the group is gone already
+      }
+    }, timeoutMs);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       resolve({ stdout, stderr, code: code ?? (signal ? 128 + 9 : 1) });
