@@ -132,7 +132,7 @@ async function prepare(kind: ServerKind): Promise<Side> {
 /** learnAddedMember names a member the scenario added (`member add NAME ...` prints its id in hex). */
 function learnAddedMember(side: Side, c: Case, raw: Result): void {
   const name = /member add (\S+)/.exec(c.command)?.[1];
-  const id = /Member ([0-9a-f]+) added to cluster/.exec(raw.stdout)?.[1];
+  const id = /Member +([0-9a-f]+) added to cluster/.exec(raw.stdout)?.[1]; // %16x pads short ids with spaces
   if (name && id) side.norm.learn(BigInt(`0x${id}`), name);
 }
 

@@ -166,6 +166,8 @@ describe.skipIf(!ours)("fault and membership controls (ours, 5 members)", () => 
     const oldId = member(s, "m5").id;
     await control("/members/m5/wipe");
     expect((await t.api("POST", `${S}/members/m5/start`)).status).toBe(409);
+    // m5 may have been the leader: membership changes need the others to have elected a new one first.
+    await settle("a leader among the others", (x) => x.leader !== null && x.leader !== "m5");
     await control("/members/m5/rejoin");
     s = await settle("m5 is back with a new id", (x) => member(x, "m5").reachable && member(x, "m5").id !== oldId);
     const fromM5 = new EtcdConnection([endpointOf("m5")]);

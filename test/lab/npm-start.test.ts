@@ -67,14 +67,14 @@ describe.skipIf(!backend || process.platform !== "linux")("npm start on a fresh 
     let output = "";
     child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
-    expect(await until(() => /\?token=\w+/.test(output), 60_000), output).toBe(true);
+    expect(await until(() => /\?token=[\w-]+/.test(output), 60_000), output).toBe(true);
     const ready = /etcd-lab ready in ([\d.]+) s: (\d+) labs?, (\w+) etcd/.exec(output);
     expect(ready, output).not.toBeNull();
     console.log(`npm start on a fresh checkout: ${ready?.[0]}`);
     expect(Number(ready?.[1])).toBeLessThanOrEqual(readyBudgetS);
     expect(output).toContain("start: built dist/etcd.mjs");
     expect(output).toContain("building it in the background");
-    const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/\?token=\w+/.exec(output)?.[0] as string);
+    const url = new URL(/http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+/.exec(output)?.[0] as string);
     const origin = url.origin;
     const auth = { authorization: `Bearer ${url.searchParams.get("token")}` };
 
