@@ -1,7 +1,8 @@
 // GrpcServerMetrics: the grpc_server_* families etcd 3.6 exports through go-grpc-middleware's Prometheus
 // provider (started, handled by code, stream messages received and sent), with its names, help texts and
 // labels. As etcd's InitializeMetrics does, every method of every registered service starts at zero (for
-// handled_total: with every status code), so a scrape lists the whole API before the first call.
+// handled_total: with every status code), so a scrape lists the whole API before the first call. The zero
+// series (about 700) are written at the first scrape rather than at start-up, which they would slow.
 import { codeName, GrpcStatus, toGrpcError } from "../grpc/status.ts";
 import type { Counter, LabelValues, Registry } from "../metrics/registry.ts";
 import type { MethodInfo } from "../proto/message-type.ts";
@@ -28,6 +29,8 @@ export class GrpcServerMetrics {
   private readonly received: Counter;
   private readonly sent: Counter;
   private readonly methods: MethodCounts[] = [];
+  /** zeroed is how many of `methods` have their zero series in the families already. */
+  private zeroed = 0;
 
   constructor(r: Registry) {
     this.handled = r.counter(
@@ -51,7 +54,7 @@ export class GrpcServerMetrics {
   }
 
   /**
-   * instrument registers a service's methods at zero and wraps its handlers so that each call counts:
+   * instrument registers a service's methods (at zero from the first scrape on) and wraps its handlers so that each call counts:
    * started, every message received and sent, and handled with the call's final code (Canceled when the
    * client went away).
    */
@@ -66,12 +69,6 @@ export class GrpcServerMetrics {
         handled: new Array<number>(GRPC_CODE_COUNT).fill(0),
       };
       this.methods.push(counts);
-      this.started.inc(0, counts.labels);
-      this.received.inc(0, counts.labels);
-      this.sent.inc(0, counts.labels);
-      for (let code = 0; code < GRPC_CODE_COUNT; code++) {
-        this.handled.inc(0, { ...counts.labels, grpc_code: codeName(code) });
-      }
       const h = (handlers as Record<string, AnyHandler | undefined>)[name];
       if (h) out[name] = wrap(info, counts, h);
     }
@@ -80,6 +77,14 @@ export class GrpcServerMetrics {
 
   /** flush moves the counts since the last scrape into the metric families. */
   private flush(): void {
+    for (const m of this.methods.slice(this.zeroed)) {
+      this.started.inc(0, m.labels);
+      this.received.inc(0, m.labels);
+      this.sent.inc(0, m.labels);
+      for (let code = 0; code < GRPC_CODE_COUNT; code++)
+        this.handled.inc(0, { ...m.labels, grpc_code: codeName(code) });
+    }
+    this.zeroed = this.methods.length;
     for (const m of this.methods) {
       if (m.started > 0) this.started.inc(m.started, m.labels);
       if (m.received > 0) this.received.inc(m.received, m.labels);

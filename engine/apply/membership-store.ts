@@ -1,6 +1,8 @@
 // Membership as the backend records it (etcd server/storage/schema/membership.go and the v3 half of
 // membership.RaftCluster): members in `members` (JSON under the hex id), removed ids in `members_removed`,
-// the cluster version and downgrade info in `cluster`. It validates and applies ConfChanges.
+// the cluster version and downgrade info in `cluster`. It validates and applies ConfChanges. The members are
+// also kept in memory (every request asks whether this member is a learner): the cache is written through on
+// every change and reloaded by `reload()` when the backend's file was replaced.
 import type { Backend } from "../mvcc/backend.ts";
 import { bytesOfBinaryString, utf8Bytes, utf8String } from "../mvcc/bytes.ts";
 import type { EtcdError } from "../mvcc/errors.ts";
@@ -28,6 +30,9 @@ export interface DowngradeInfo {
 
 /** MembershipStore reads and writes the membership buckets. */
 export class MembershipStore {
+  /** cached holds the `members` bucket decoded (frozen members, ordered by id); undefined until read. */
+  private cached: readonly Member[] | undefined;
+
   constructor(
     private readonly backend: Backend,
     private readonly maxLearners = DEFAULT_MAX_LEARNERS,
@@ -35,17 +40,27 @@ export class MembershipStore {
 
   /** members lists the current members ordered by id. */
   members(): Member[] {
-    const out: Member[] = [];
-    this.backend.forEach("members", (_k, v) => {
-      out.push(decodeMember(v));
-    });
-    return out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...this.load()];
   }
 
   /** member returns one member. */
   member(id: bigint): Member | undefined {
-    const v = this.backend.get("members", memberKey(id));
-    return v === undefined ? undefined : decodeMember(v);
+    return this.load().find((m) => m.id === id);
+  }
+
+  /** reload drops the in-memory members (call it after the backend's file was replaced). */
+  reload(): void {
+    this.cached = undefined;
+  }
+
+  private load(): readonly Member[] {
+    if (this.cached) return this.cached;
+    const out: Member[] = [];
+    this.backend.forEach("members", (_k, v) => {
+      out.push(freezeMember(decodeMember(v)));
+    });
+    this.cached = out.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return this.cached;
   }
 
   /** isRemoved says whether an id was removed (a removed id can never come back). */
@@ -65,12 +80,14 @@ export class MembershipStore {
   /** saveMember writes a member (add, promote, attribute or URL update). */
   saveMember(m: Member): void {
     this.backend.put("members", memberKey(m.id), encodeMember(m));
+    this.cached = undefined;
   }
 
   /** removeMember deletes a member and records its id as removed. */
   removeMember(id: bigint): void {
     this.backend.delete("members", memberKey(id));
     this.backend.put("members_removed", memberKey(id), REMOVED_VALUE);
+    this.cached = undefined;
   }
 
   /** trim deletes every member and removed id (restore from a snapshot starts a new cluster). */
@@ -82,6 +99,7 @@ export class MembershipStore {
       });
       for (const k of keys) this.backend.delete(bucket, k);
     }
+    this.cached = undefined;
   }
 
   /** clusterVersion reads the cluster version ("3.6.0"), undefined before it was decided. */
@@ -149,4 +167,11 @@ export class MembershipStore {
     const m = this.member(id);
     if (m) this.saveMember({ ...m, name, clientURLs });
   }
+}
+
+/** freezeMember makes a cached member read-only, so that no caller can change the cache by accident. */
+function freezeMember(m: Member): Member {
+  Object.freeze(m.peerURLs);
+  Object.freeze(m.clientURLs);
+  return Object.freeze(m);
 }

@@ -235,6 +235,7 @@ export class StateMachine {
     this.lessor.recover();
     this.store.restoreFromBackend();
     this.alarms.restore();
+    this.membership.reload();
     this.ci = readConsistentIndex(this.opts.backend);
   }
 
