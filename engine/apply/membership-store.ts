@@ -1,8 +1,9 @@
 // Membership as the backend records it (etcd server/storage/schema/membership.go and the v3 half of
 // membership.RaftCluster): members in `members` (JSON under the hex id), removed ids in `members_removed`,
 // the cluster version and downgrade info in `cluster`. It validates and applies ConfChanges. The members are
-// also kept in memory (every request asks whether this member is a learner): the cache is written through on
-// every change and reloaded by `reload()` when the backend's file was replaced.
+// and the cluster version are also kept in memory (every request asks whether this member is a learner, every
+// applied entry whether the version changed): written through on every change and reloaded by `reload()` when
+// the backend's file was replaced.
 import type { Backend } from "../mvcc/backend.ts";
 import { bytesOfBinaryString, utf8Bytes, utf8String } from "../mvcc/bytes.ts";
 import type { EtcdError } from "../mvcc/errors.ts";
@@ -32,6 +33,8 @@ export interface DowngradeInfo {
 export class MembershipStore {
   /** cached holds the `members` bucket decoded (frozen members, ordered by id); undefined until read. */
   private cached: readonly Member[] | undefined;
+  /** cachedVersion is the cluster version as read (null: not read yet). */
+  private cachedVersion: string | undefined | null = null;
 
   constructor(
     private readonly backend: Backend,
@@ -51,6 +54,7 @@ export class MembershipStore {
   /** reload drops the in-memory members (call it after the backend's file was replaced). */
   reload(): void {
     this.cached = undefined;
+    this.cachedVersion = null;
   }
 
   private load(): readonly Member[] {
@@ -104,13 +108,16 @@ export class MembershipStore {
 
   /** clusterVersion reads the cluster version ("3.6.0"), undefined before it was decided. */
   clusterVersion(): string | undefined {
+    if (this.cachedVersion !== null) return this.cachedVersion;
     const v = this.backend.get("cluster", CLUSTER_VERSION_KEY);
-    return v === undefined ? undefined : utf8String(v);
+    this.cachedVersion = v === undefined ? undefined : utf8String(v);
+    return this.cachedVersion;
   }
 
   /** setClusterVersion stores the cluster version. */
   setClusterVersion(version: string): void {
     this.backend.put("cluster", CLUSTER_VERSION_KEY, utf8Bytes(version));
+    this.cachedVersion = version;
   }
 
   /** downgradeInfo reads the downgrade record. */

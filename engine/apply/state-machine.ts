@@ -76,6 +76,8 @@ export interface ApplyResult {
   compaction?: CompactionJob;
   /** raiseNoSpaceAlarm: the write went over the quota and no NOSPACE alarm is active yet; propose one. */
   raiseNoSpaceAlarm?: boolean;
+  /** requestId is the applied request's header ID (what the proposer waits on; 0 when it had none). */
+  requestId?: bigint;
 }
 
 /** ConfChangeResult is what applying a ConfChange produced. */
@@ -185,6 +187,7 @@ export class StateMachine {
       this.opts.logger?.warn("txn/util.go:93", "apply request took too long", { "took-ms": tookMs });
     }
     if (result.err === ErrNoSpace && !this.alarms.has(AlarmType.NOSPACE)) result.raiseNoSpaceAlarm = true;
+    result.requestId = req.header?.ID ?? 0n;
     return result;
   }
 

@@ -225,6 +225,16 @@ function goExp(mant: string, exp: number): string {
 }
 
 function labelKey(labels: LabelValues): string {
+  // Most series have no label or one (`To`, `From`): those skip the sort (this runs on every message).
+  let only: string | undefined;
+  for (const k in labels) {
+    if (only !== undefined) return sortedLabelKey(labels);
+    only = k;
+  }
+  return only === undefined ? "" : `${only}\u0000${labels[only] ?? ""}`;
+}
+
+function sortedLabelKey(labels: LabelValues): string {
   return Object.keys(labels)
     .sort()
     .map((k) => `${k}\u0000${labels[k] ?? ""}`)

@@ -527,8 +527,7 @@ export class EtcdServer {
     if (e.data.length === 0) return;
     if (result.raiseNoSpaceAlarm) this.raiseAlarm(AlarmType.NOSPACE);
     this.noteClusterVersion();
-    const id = InternalRaftRequest.decode(e.data).header?.ID ?? 0n;
-    this.proposals.applied(id, result);
+    this.proposals.applied(result.requestId ?? 0n, result);
   }
 
   /** noteClusterVersion updates etcd_cluster_version once the cluster version is (re)decided. */
