@@ -2,7 +2,7 @@ export {};
 // npm run bench -- <area> [<area> ...]: runs the named benchmarks (all when none is named). Each area lives
 // in bench/<area>.ts and exports bench<Area>(): speed and memory are reported as ratios against real etcd
 // measured in the same run wherever a real etcd counterpart exists.
-const areas = ["raft", "wal", "storage", "grpc", "cluster", "etcdctl", "lab"] as const;
+const areas = ["raft", "wal", "storage", "grpc", "cluster", "etcdctl", "startup", "lab"] as const;
 type Area = (typeof areas)[number];
 
 function isArea(s: string): s is Area {

@@ -74,6 +74,9 @@ async function buildOne(name, src) {
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
+    // A CommonJS bundle turns import() (of node:dns, node:child_process) into require(): import() inside a
+    // vm.Script would need Node's experimental importModuleDynamically, which prints a warning.
+    ...(cached ? { supported: { "dynamic-import": false } } : {}),
   });
   let hash = "";
   for (const f of result.outputFiles) {

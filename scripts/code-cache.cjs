@@ -91,6 +91,8 @@ function writeCache(dir, file, prefix, keep, data) {
 function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
   const file = path.join(dir, `${name}.bundle.cjs`);
   const bytes = fs.readFileSync(file);
+  // An empty file would run as nothing and exit 0 without a word (build.mjs never leaves one: it renames).
+  if (bytes.length === 0) throw new Error(`${file} is empty; run \`npm run build\``);
   const mode = process.env.ETCD_LAB_CODE_CACHE ?? "";
   const enabled = mode !== "0";
   const debug = mode === "debug" ? (msg) => process.stderr.write(`code-cache: ${msg}\n`) : () => {};
@@ -108,7 +110,6 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
   const script = new vm.Script(wrapped, {
     filename: file,
     ...(cached ? { cachedData: cached } : {}),
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const state = typeof read === "string" ? read : script.cachedDataRejected ? "rejected" : "hit";
   debug(`${state} ${path.basename(cacheFile)}`);

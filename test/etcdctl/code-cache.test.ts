@@ -121,6 +121,13 @@ describe("code cache loader", () => {
 });
 
 describe("the real bundles", () => {
+  test.each(["etcd", "etcdctl", "etcdutl"])(
+    "dist/%s.bundle.cjs has no import() left (vm.Script has no loader for it)",
+    (n) => {
+      expect(readFileSync(join(repo, "dist", `${n}.bundle.cjs`), "utf8")).not.toMatch(/\bimport\(/);
+    },
+  );
+
   const env = { PATH: process.env["PATH"] ?? "", HOME: tmpdir(), ETCD_LAB_CODE_CACHE: "debug" };
   test.each([
     ["bin/etcdctl", ["version"], /^etcdctl version: 3\.6\.\d+\nAPI version: 3\.6\n$/],
