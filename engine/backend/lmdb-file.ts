@@ -2,8 +2,11 @@
 // page accounting that gives etcd's `dbSize` and `dbSizeInUse`.
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { restoreLmdbEnv } from "./lmdb-preload.ts"; // before "lmdb": it sets what lmdb reads as it loads
 import { open, type Database, type RootDatabase } from "lmdb";
 import { ALL_BUCKETS, type BucketName } from "../mvcc/schema.ts";
+
+restoreLmdbEnv();
 
 /** LmdbFile is an open environment and its bucket databases. */
 export interface LmdbFile {
