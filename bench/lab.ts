@@ -2,8 +2,10 @@
 // store and real etcd, measured in the same run; ratios ours/real where both ran).
 //   1. session create → 3 members with a leader → shell prompt: median (and p90) of 20
 //   2. the same with the Kubernetes seed written (what lab 1 waits for): median of 5
-//   3. RSS of one session (3 members + 1 shell)
-//   4. 20 sessions at once: time until all are ready (with a prompt), and their total RSS
+//   3. RSS and PSS of one session (3 members + 1 shell)
+//   4. 20 sessions at once: time until all are ready (with a prompt), and their total RSS and PSS
+//   5. (1) again with a warm pool of one cluster refilled before each create ("hot start"), labelled warm
+// The median end of each start-up phase is printed too (LabSession.bootTimeline plus "session" and "prompt").
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,7 +14,7 @@ import type { Backend } from "../engine/cluster/status-types.ts";
 import { testBackends } from "../engine/cluster/testing.ts";
 import { connectEtcd } from "../engine/session/etcd-connection.ts";
 import { SessionManager } from "../engine/session/session-manager.ts";
-import type { LabSession } from "../engine/session/session.ts";
+import type { BootPhase, LabSession } from "../engine/session/session.ts";
 
 const task = {
   id: "noop",
@@ -24,14 +26,23 @@ const task = {
 const plain = defineLab({ id: "bench", title: "bench", cluster: { members: 3 }, tasks: [task] });
 const kube = defineLab({ id: "bench-kube", title: "bench kube", cluster: { members: 3, kube: true }, tasks: [task] });
 
-/** rssBytes reads a process's resident set size (Linux /proc; 0 when it is gone). */
-function rssBytes(pid: number): number {
+/**
+ * memBytes reads a process's resident set size and its proportional set size (Linux /proc; 0 when it is gone).
+ * RSS counts shared pages (the node or etcd binary's code) in full in every process; PSS divides each shared
+ * page among the processes that map it, so PSS adds up to what the machine really spends.
+ */
+function memBytes(pid: number): { rss: number; pss: number } {
   try {
-    const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return m?.[1] ? Number(m[1]) * 1024 : 0;
+    const text = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const kb = (k: string) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? 0) * 1024;
+    return { rss: kb("Rss"), pss: kb("Pss") };
   } catch {
-    return 0;
+    return { rss: 0, pss: 0 };
   }
+}
+
+function memOf(pids: number[]): { rss: number; pss: number } {
+  return pids.map(memBytes).reduce((a, b) => ({ rss: a.rss + b.rss, pss: a.pss + b.pss }), { rss: 0, pss: 0 });
 }
 
 const mib = (b: number): string => `${(b / 1024 / 1024).toFixed(0)} MiB`;
@@ -41,8 +52,9 @@ function quantile(xs: number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))] ?? NaN;
 }
 
-function manager(backend: Backend, labs: LabDefinition[], home: string): SessionManager {
+function manager(backend: Backend, labs: LabDefinition[], home: string, warmPerShape = 0): SessionManager {
   return new SessionManager({
+    warmPerShape,
     home,
     labs,
     defaultBackend: backend,
@@ -55,18 +67,71 @@ function manager(backend: Backend, labs: LabDefinition[], home: string): Session
 }
 
 /** ready opens a session and its shell and waits for the first prompt; it returns the session. */
-async function ready(m: SessionManager, learner: string, lab: string): Promise<LabSession> {
+async function ready(m: SessionManager, learner: string, lab: string, timeline?: BootPhase[]): Promise<LabSession> {
+  const t0 = performance.now();
   const { session } = await m.open(learner, lab);
+  const opened = performance.now() - t0;
   await session.openTerminal("main").terminal.ready(30_000);
+  timeline?.push(
+    ...session.bootTimeline(),
+    { phase: "session", atMs: opened },
+    {
+      phase: "prompt",
+      atMs: performance.now() - t0,
+    },
+  );
   return session;
+}
+
+/** breakdown prints the median time at which each start-up phase ended, in the order phases happen. */
+function breakdown(runs: BootPhase[][]): string {
+  const at = new Map<string, number[]>();
+  for (const run of runs) for (const p of run) at.set(p.phase, [...(at.get(p.phase) ?? []), p.atMs]);
+  return [...at]
+    .map(([phase, xs]) => [phase, quantile(xs, 0.5)] as const)
+    .sort((a, b) => a[1] - b[1])
+    .map(([phase, x]) => `${phase} ${ms(x)}`)
+    .join(" → ");
 }
 
 interface Result {
   createMedianMs: number;
+  phases: string;
+  warmMedianMs: number;
+  warmP90Ms: number;
+  warmPhases: string;
+  warmRss: { rss: number; pss: number };
   createP90Ms: number;
   kubeMedianMs: number;
-  sessionRss: number;
-  many: { n: number; ready: number; failures: string[]; allReadyMs: number; totalRss: number };
+  sessionRss: { rss: number; pss: number };
+  many: { n: number; ready: number; failures: string[]; allReadyMs: number; totalRss: { rss: number; pss: number } };
+}
+
+/** benchWarm measures create → prompt when the warm pool holds a cluster (10 runs), and the pool's memory. */
+async function benchWarm(
+  backend: Backend,
+  home: string,
+): Promise<{ times: number[]; phases: string; rss: { rss: number; pss: number } }> {
+  const m = manager(backend, [plain], join(home, "warm"), 1);
+  try {
+    const times: number[] = [];
+    const runs: BootPhase[][] = [];
+    await m.pool.whenFull();
+    await new Promise((r) => setTimeout(r, 1000));
+    const rss = memOf(m.pool.pids());
+    for (let i = 0; i < 10; i++) {
+      await m.pool.whenFull();
+      const run: BootPhase[] = [];
+      runs.push(run);
+      const t0 = performance.now();
+      const s = await ready(m, "one", "bench", run);
+      times.push(performance.now() - t0);
+      await m.destroy(s.id);
+    }
+    return { times, phases: breakdown(runs), rss };
+  } finally {
+    await m.close();
+  }
 }
 
 async function benchBackend(backend: Backend): Promise<Result> {
@@ -74,16 +139,19 @@ async function benchBackend(backend: Backend): Promise<Result> {
   const m = manager(backend, [plain, kube], home);
   try {
     const times: number[] = [];
+    const runs: BootPhase[][] = [];
     for (let i = 0; i < 20; i++) {
       const t0 = performance.now();
-      const s = await ready(m, "one", "bench");
+      const run: BootPhase[] = [];
+      runs.push(run);
+      const s = await ready(m, "one", "bench", run);
       times.push(performance.now() - t0);
       if (i === 19) break;
       await m.destroy(s.id);
     }
     const s = m.ofLearner("one")[0] as LabSession;
     await new Promise((r) => setTimeout(r, 1000)); // let the members settle before measuring memory
-    const sessionRss = s.pids().reduce((a, p) => a + rssBytes(p), 0);
+    const sessionRss = memOf(s.pids());
     await m.destroy(s.id);
 
     const kubeTimes: number[] = [];
@@ -94,11 +162,14 @@ async function benchBackend(backend: Backend): Promise<Result> {
       await m.destroy(k.id);
     }
 
+    // Warm: the same with a warm pool of one cluster, refilled (in the background) before each create.
+    const warm = await benchWarm(backend, home);
+
     console.log(
-      `  one at a time: create median ${ms(quantile(times, 0.5))}, with seed ${ms(quantile(kubeTimes, 0.5))}, RSS ${mib(sessionRss)}`,
+      `  one at a time: create median ${ms(quantile(times, 0.5))}, with seed ${ms(quantile(kubeTimes, 0.5))}, RSS ${mib(sessionRss.rss)}, warm median ${ms(quantile(warm.times, 0.5))}`,
     );
 
-    // 20 at once: a session that does not get ready (the engine's 20 s leader timeout on a loaded machine)
+    // 20 at once: a session that does not get ready (the engine's 60 s leader timeout on a loaded machine)
     // is counted and reported, not fatal.
     const n = 20;
     const t0 = performance.now();
@@ -107,9 +178,14 @@ async function benchBackend(backend: Backend): Promise<Result> {
     const sessions = settled.flatMap((x) => (x.status === "fulfilled" ? [x.value] : []));
     const failures = settled.flatMap((x) => (x.status === "rejected" ? [String((x.reason as Error).message)] : []));
     await new Promise((r) => setTimeout(r, 1000));
-    const totalRss = sessions.flatMap((x) => x.pids()).reduce((a, p) => a + rssBytes(p), 0);
+    const totalRss = memOf(sessions.flatMap((x) => x.pids()));
     return {
       createMedianMs: quantile(times, 0.5),
+      phases: breakdown(runs),
+      warmMedianMs: quantile(warm.times, 0.5),
+      warmP90Ms: quantile(warm.times, 0.9),
+      warmPhases: warm.phases,
+      warmRss: warm.rss,
       createP90Ms: quantile(times, 0.9),
       kubeMedianMs: quantile(kubeTimes, 0.5),
       sessionRss,
@@ -132,10 +208,18 @@ export async function benchLab(): Promise<void> {
     console.log(
       `session create → 3 members with a leader → shell prompt: median ${ms(r.createMedianMs)}, p90 ${ms(r.createP90Ms)} (20 runs)`,
     );
+    console.log(`  median end of each phase: ${r.phases}`);
     console.log(`  with the Kubernetes seed written: median ${ms(r.kubeMedianMs)} (5 runs)`);
-    console.log(`RSS of one session (3 members + 1 shell): ${mib(r.sessionRss)}`);
     console.log(
-      `${r.many.n} sessions at once: ${r.many.ready} ready in ${ms(r.many.allReadyMs)}, total RSS ${mib(r.many.totalRss)}` +
+      `  warm (a started cluster from the pool): median ${ms(r.warmMedianMs)}, p90 ${ms(r.warmP90Ms)} (10 runs); ` +
+        `phases ${r.warmPhases}; a warm cluster costs ${mib(r.warmRss.rss)} RSS, ${mib(r.warmRss.pss)} PSS`,
+    );
+    console.log(
+      `memory of one session (3 members + 1 shell): RSS ${mib(r.sessionRss.rss)}, PSS ${mib(r.sessionRss.pss)}`,
+    );
+    console.log(
+      `${r.many.n} sessions at once: ${r.many.ready} ready in ${ms(r.many.allReadyMs)}, ` +
+        `total RSS ${mib(r.many.totalRss.rss)}, PSS ${mib(r.many.totalRss.pss)}` +
         (r.many.failures.length ? ` (failed: ${r.many.failures.join("; ")})` : ""),
     );
   }
@@ -145,8 +229,9 @@ export async function benchLab(): Promise<void> {
     const ratio = (a: number, b: number) => (a / b).toFixed(2);
     console.log("-- ours / real --");
     console.log(
-      `create ${ratio(ours.createMedianMs, real.createMedianMs)}x, session RSS ${ratio(ours.sessionRss, real.sessionRss)}x, ` +
-        `20 at once ${ratio(ours.many.allReadyMs, real.many.allReadyMs)}x time / ${ratio(ours.many.totalRss, real.many.totalRss)}x RSS`,
+      `create ${ratio(ours.createMedianMs, real.createMedianMs)}x (warm ${ratio(ours.warmMedianMs, real.warmMedianMs)}x), ` +
+        `session RSS ${ratio(ours.sessionRss.rss, real.sessionRss.rss)}x / PSS ${ratio(ours.sessionRss.pss, real.sessionRss.pss)}x, ` +
+        `20 at once ${ratio(ours.many.allReadyMs, real.many.allReadyMs)}x time / ${ratio(ours.many.totalRss.pss, real.many.totalRss.pss)}x PSS`,
     );
   }
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");

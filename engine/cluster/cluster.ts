@@ -42,7 +42,22 @@ export interface ClusterOptions {
   /** ports reuses a previous cluster's ports (3 per member: client, peer, metrics), e.g. on reset. */
   ports?: number[] | undefined;
   readyTimeoutMs?: number;
+  /**
+   * onPhase is told when start-up passes a phase (for the start-up timeline): "ports" (chosen), "spawned"
+   * (every member's process exists), "answering" (every member's metrics port answered /health, healthy or
+   * not), "healthy" (every member said healthy: a leader exists).
+   */
+  onPhase?: (phase: StartPhase) => void;
+  /**
+   * onEndpoints is told the client endpoints of each start attempt as its members are spawned, so a caller
+   * can prepare what needs them (the session's shell) while the cluster elects. A retry on other
+   * ports calls it again with the new ones.
+   */
+  onEndpoints?: (endpoints: string[]) => void;
 }
+
+/** StartPhase names a step of a cluster's start (see ClusterOptions.onPhase). */
+export type StartPhase = "ports" | "spawned" | "answering" | "healthy";
 
 interface Member {
   spec: MemberSpec;
@@ -67,9 +82,23 @@ export class Cluster {
   private readonly sampler: StatusSampler;
   private destroyed = false;
 
-  private constructor(private readonly opts: ClusterOptions) {
+  private constructor(private opts: ClusterOptions) {
     this.binary = resolveMemberBinary(opts.backend);
-    this.sampler = new StatusSampler(opts.session, opts.rpc);
+    // Through this.opts, so that handOver redirects the samples too.
+    this.sampler = new StatusSampler(opts.session, { status: (ep, ms) => this.opts.rpc.status(ep, ms) });
+  }
+
+  /**
+   * handOver gives a started cluster to a new owner (a warm cluster from the pool to its session): from now
+   * on its events go to `owner.onEvent` and its membership and status calls to `owner.rpc`.
+   */
+  handOver(owner: Pick<ClusterOptions, "onEvent" | "rpc">): void {
+    this.opts = { ...this.opts, onEvent: owner.onEvent, rpc: owner.rpc };
+  }
+
+  /** allRunning says every member's process is alive (none exited, none paused). */
+  allRunning(): boolean {
+    return !this.destroyed && this.members.every((m) => m.proc.pid !== null && m.proc.state !== "paused");
   }
 
   /** start creates the members and waits until every one reports healthy (a leader exists). */
@@ -328,12 +357,17 @@ export class Cluster {
       this.track(memberSpec(this.opts.workspace, `m${i + 1}`, p));
     }
     const ic = initialCluster(this.members.map((m) => m.spec));
-    const exits: Promise<never>[] = [];
-    for (const m of this.members) {
-      rmSync(m.spec.dataDir, { recursive: true, force: true });
-      await m.proc.start(this.flags(m, "new", ic));
-      exits.push(new Promise<never>((_, reject) => m.proc.onExit((exit) => reject(new StartupExit(m.spec, exit)))));
-    }
+    this.opts.onPhase?.("ports");
+    // Every member at once: each one's start-up is mostly its own CPU, and none needs another to be up.
+    for (const m of this.members) rmSync(m.spec.dataDir, { recursive: true, force: true });
+    const exits = this.members.map(
+      (m) => new Promise<never>((_, reject) => m.proc.onExit((exit) => reject(new StartupExit(m.spec, exit)))),
+    );
+    for (const e of exits) e.catch(() => undefined);
+    const spawned = Promise.all(this.members.map((m) => m.proc.start(this.flags(m, "new", ic))));
+    this.opts.onEndpoints?.(this.endpoints()); // after the members' spawns: they are the longer road
+    await spawned;
+    this.opts.onPhase?.("spawned");
     const timeoutMs = this.opts.readyTimeoutMs ?? 20_000;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
@@ -354,8 +388,8 @@ export class Cluster {
       throw err;
     } finally {
       clearTimeout(timer);
-      for (const e of exits) e.catch(() => undefined);
     }
+    this.opts.onPhase?.("healthy");
     for (const m of this.members) m.proc.markUp();
     if (this.binary.faultChannel) await Promise.all(this.members.map((m) => this.applyFaults(m, true)));
   }
@@ -462,18 +496,28 @@ export class Cluster {
 
   /**
    * waitHealthy resolves once every member has answered /health true. It asks only the members that have not
-   * yet, every 25 ms for the first second and every 100 ms after (many sessions starting at once must not
-   * drown the members in probes); it stops asking at `deadline` or when the cluster is destroyed, and then
+   * yet, every 25 ms at first and every 100 ms after 3 s; it stops asking at `deadline` or when the cluster is destroyed, and then
    * never resolves (the caller's timeout reports it).
    */
   private async waitHealthy(deadline: number): Promise<void> {
     const started = Date.now();
     const pending = new Set(this.members);
+    const silent = new Set(this.members);
+    let allAnswered = false;
     while (pending.size && !this.destroyed && Date.now() < deadline) {
       const asked = [...pending];
-      const ok = await Promise.all(asked.map((m) => healthy(metricsUrl(m.spec))));
-      asked.forEach((m, i) => ok[i] && pending.delete(m));
-      if (pending.size) await sleep(Date.now() - started < 1000 ? 25 : 100);
+      const answers = await Promise.all(asked.map((m) => health(metricsUrl(m.spec))));
+      asked.forEach((m, i) => {
+        if (answers[i] !== "no answer") silent.delete(m);
+        if (answers[i] === "healthy") pending.delete(m);
+      });
+      if (!silent.size && !allAnswered) {
+        allAnswered = true;
+        this.opts.onPhase?.("answering");
+      }
+      // 25 ms at first, slowing to 100 ms over 3 s: a member's start takes 0.3–2 s, and a burst of sessions
+      // must not drown its members in probes.
+      if (pending.size) await sleep(Math.min(100, 25 + (Date.now() - started) / 40));
     }
     if (pending.size) await new Promise<never>(() => undefined);
   }
@@ -536,12 +580,12 @@ function clusterOf(members: { name: string; peerUrls: string[] }[], self: Member
     .join(",");
 }
 
-async function healthy(url: string): Promise<boolean> {
+async function health(url: string): Promise<"healthy" | "unhealthy" | "no answer"> {
   try {
     const res = await httpGet(`${url}/health`, 1000);
-    return (JSON.parse(res.body) as { health?: string }).health === "true";
+    return (JSON.parse(res.body) as { health?: string }).health === "true" ? "healthy" : "unhealthy";
   } catch {
-    return false;
+    return "no answer";
   }
 }
 

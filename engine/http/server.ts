@@ -41,6 +41,8 @@ export interface LabServerOptions {
   maxSessions: number;
   maxSessionsPerLearner: number;
   idleTimeoutMs: number;
+  /** warmPerShape is the warm pool's size per cluster shape (0 or absent: off). */
+  warmPerShape?: number;
   version: string;
   connect(endpoints: string[]): Connection;
 }
@@ -68,6 +70,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     maxSessions: o.maxSessions,
     maxSessionsPerLearner: o.maxSessionsPerLearner,
     idleTimeoutMs: o.idleTimeoutMs,
+    warmPerShape: o.warmPerShape ?? 0,
     connect: o.connect,
     serverUrl: () => baseUrl,
   });

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Backend } from "../cluster/status-types.ts";
 import type { LabDefinition } from "../../lab/lab-format.ts";
-import { LabSession, type Connection } from "./session.ts";
+import { LabSession, sessionReadyTimeoutMs, type Connection } from "./session.ts";
+import { shapeKey, WarmPool, type ClusterShape } from "./warm-pool.ts";
 import { ProgressStore } from "./progress-store.ts";
 import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "./watchdog.ts";
@@ -25,6 +26,11 @@ export interface ManagerOptions {
   idleTimeoutMs: number;
   connect(endpoints: string[]): Connection;
   serverUrl(): string;
+  /**
+   * warmPerShape keeps this many started clusters per cluster shape of the labs (on the default backend),
+   * handed to new sessions (see warm-pool.ts); 0 or absent: off.
+   */
+  warmPerShape?: number;
 }
 
 /** SessionManager owns every session. */
@@ -34,10 +40,24 @@ export class SessionManager {
   private readonly sessions = new Map<string, LabSession>();
   private readonly creating = new Map<string, Promise<LabSession>>();
   private reaper: NodeJS.Timeout | null = null;
+  /** pool holds the warm clusters (empty and idle when ManagerOptions.warmPerShape is 0). */
+  readonly pool: WarmPool;
 
   constructor(private readonly o: ManagerOptions) {
     this.progress = new ProgressStore(join(o.home, "progress"));
     removeStaleWorkspaces(o.home, this.guard.runId);
+    const shapes = new Map(o.labs.map((l) => shapeOf(l, o.defaultBackend)).map((s) => [shapeKey(s), s]));
+    this.pool = new WarmPool({
+      home: o.home,
+      guard: this.guard,
+      perShape: o.warmPerShape ?? 0,
+      shapes: [...shapes.values()],
+      // Warm clusters count with sessions against the server's cap: the pool refills only below it.
+      room: () =>
+        this.sessions.size + this.creating.size + this.pool.count() + (this.pool.pending ? 1 : 0) < o.maxSessions,
+      readyTimeoutMs: sessionReadyTimeoutMs,
+    });
+    this.pool.refill();
     if (o.idleTimeoutMs > 0) {
       this.reaper = setInterval(() => void this.reapIdle(), Math.min(60_000, o.idleTimeoutMs));
       this.reaper.unref();
@@ -104,12 +124,15 @@ export class SessionManager {
           `ask the instructor to raise it or wait for a session to close`,
       );
     }
-    const id = randomBytes(9).toString("base64url").replace(/[-_]/g, "x");
+    const chosen = backend ?? this.o.defaultBackend;
+    const warm = this.pool.take(shapeOf(lab, chosen));
+    const id = warm?.id ?? randomBytes(9).toString("base64url").replace(/[-_]/g, "x");
     const p = LabSession.create(
-      { id, lab, learnerId: learner, backend: backend ?? this.o.defaultBackend, home: this.o.home },
+      { id, lab, learnerId: learner, backend: chosen, home: this.o.home, warm: warm ?? undefined },
       { guard: this.guard, progress: this.progress, connect: this.o.connect, serverUrl: this.o.serverUrl },
     );
     this.creating.set(key, p);
+    this.pool.refill(); // the new session counts now
     try {
       const session = await p;
       this.sessions.set(session.id, session);
@@ -125,11 +148,13 @@ export class SessionManager {
     if (!s) return;
     this.sessions.delete(id);
     await s.destroy();
+    this.pool.refill(); // a freed slot may let the pool refill
   }
 
   /** close ends every session and the watchdog. */
   async close(): Promise<void> {
     if (this.reaper) clearInterval(this.reaper);
+    await this.pool.close();
     await Promise.allSettled([...this.creating.values()]);
     await Promise.all([...this.sessions.keys()].map((id) => this.destroy(id)));
     await this.guard.close();
@@ -141,4 +166,8 @@ export class SessionManager {
       if (!s.active && s.lastActivity < cutoff && s.state === "ready") await this.destroy(s.id);
     }
   }
+}
+
+function shapeOf(lab: LabDefinition, backend: Backend): ClusterShape {
+  return { backend, members: lab.cluster.members, quotaBackendBytes: lab.cluster.quotaBackendBytes };
 }

@@ -28,6 +28,8 @@ import { CheckRunner } from "./check-runner.ts";
 import { clearWorkspace, createWorkspace, inside } from "./workspace.ts";
 import { defaultFillValueBytes, fillQuota, freeQuota, type FillProgress, type FillResult } from "./fill-quota.ts";
 import { killMarked, type ProcessGuard } from "./watchdog.ts";
+import type { WarmCluster } from "./warm-pool.ts";
+import { assert } from "../common/assert.ts";
 
 /** Connection is the etcd API a session talks through, opened per cluster (endpoints can change). */
 export interface Connection {
@@ -53,6 +55,8 @@ export interface SessionSpec {
   learnerId: string;
   backend: Backend;
   home: string;
+  /** warm is a started cluster of the lab's shape from the warm pool (made for this id), used by create. */
+  warm?: WarmCluster | undefined;
 }
 
 /** ControlRequest is one cluster control with its arguments (validated by the HTTP layer). */
@@ -63,6 +67,12 @@ export interface ControlRequest {
   ms?: number;
   groups?: string[][];
   source: ControlSource;
+}
+
+/** BootPhase is one step of a session's start and when it ended (ms after the start began). */
+export interface BootPhase {
+  phase: string;
+  atMs: number;
 }
 
 /** sessionReadyTimeoutMs bounds how long a new session's cluster may take to elect a leader. */
@@ -109,6 +119,12 @@ export class LabSession {
   private sampling: Promise<ClusterStatus> | null = null;
   private shellPath = "";
   private solving = new Set<string>();
+  /**
+   * spare is the "main" shell started while the cluster elects, handed out by the first openTerminal("main")
+   * (a lesson page opens it right after the session). It costs one idle bash (~4 MiB) until then.
+   */
+  private spare: { terminal: Terminal; endpoints: string } | null = null;
+  private timeline: BootPhase[] = [];
 
   private constructor(
     spec: SessionSpec,
@@ -134,7 +150,7 @@ export class LabSession {
   static async create(spec: SessionSpec, deps: SessionDeps): Promise<LabSession> {
     const s = new LabSession(spec, deps);
     try {
-      await s.boot();
+      await s.boot(undefined, spec.warm);
       s.events.append({
         type: "session.created",
         lab: s.lab.id,
@@ -143,6 +159,7 @@ export class LabSession {
       });
       s.stateValue = "ready";
       s.schedule();
+      s.sampleNow();
       return s;
     } catch (err) {
       s.stateValue = "failed";
@@ -189,7 +206,13 @@ export class LabSession {
 
   /** pids lists every process the session runs (members and shells). */
   pids(): number[] {
-    return [...(this.cluster?.pids() ?? []), ...[...this.terminals.values()].filter((t) => t.alive).map((t) => t.pid)];
+    const shells = [...this.terminals.values(), ...(this.spare ? [this.spare.terminal] : [])];
+    return [...(this.cluster?.pids() ?? []), ...shells.filter((t) => t.alive).map((t) => t.pid)];
+  }
+
+  /** bootTimeline lists the phases of the last create or reset with their times (ms after it began). */
+  bootTimeline(): BootPhase[] {
+    return this.timeline.map((p) => ({ ...p }));
   }
 
   // ---- status stream ------------------------------------------------------------------------------------
@@ -393,19 +416,52 @@ export class LabSession {
     if (!existing && this.terminals.size >= terminalsMax) {
       throw new ClusterControlError("bad_request", `a session has at most ${terminalsMax} terminals (close one first)`);
     }
-    const terminal = new Terminal({
+    const spare = this.spare;
+    if (spare?.terminal.id === id && spare.terminal.alive) {
+      this.spare = null;
+      if (size) spare.terminal.resize(size.cols, size.rows);
+      this.terminals.set(id, spare.terminal);
+      return { terminal: spare.terminal, created: true };
+    }
+    const terminal = this.newTerminal(id, shellEnv(this.shellSettings(), this.shellPath, id), size);
+    this.terminals.set(id, terminal);
+    return { terminal, created: true };
+  }
+
+  private newTerminal(id: string, env: Record<string, string>, size?: { cols: number; rows: number }): Terminal {
+    const terminal: Terminal = new Terminal({
       id,
       sessionId: this.id,
       workspace: this.workspace,
-      env: shellEnv(this.shellSettings(), this.shellPath, id),
+      env,
       guard: this.deps.guard,
       ...(size ? { cols: size.cols, rows: size.rows } : {}),
       onExit: () => {
         if (this.terminals.get(id) === terminal) this.terminals.delete(id);
+        if (this.spare?.terminal === terminal) this.spare = null;
       },
     });
-    this.terminals.set(id, terminal);
-    return { terminal, created: true };
+    return terminal;
+  }
+
+  /**
+   * startSpareShell starts the "main" shell for `endpoints` while the cluster elects, unless one is open or a
+   * spare for these endpoints runs (a start retried on other ports replaces the spare).
+   */
+  private startSpareShell(endpoints: string[]): void {
+    if (this.terminals.has("main") || this.stateValue === "destroyed") return;
+    const key = endpoints.join(",");
+    if (this.spare?.endpoints === key && this.spare.terminal.alive) return;
+    void this.closeSpare();
+    const settings = { ...this.shellSettings(), endpoints };
+    if (!this.shellPath) this.shellPath = prepareShellFiles(settings); // once per boot: a shell may be reading it
+    this.spare = { terminal: this.newTerminal("main", shellEnv(settings, this.shellPath, "main")), endpoints: key };
+  }
+
+  private async closeSpare(): Promise<void> {
+    const spare = this.spare;
+    this.spare = null;
+    await spare?.terminal.close();
   }
 
   /** terminal returns an existing terminal. */
@@ -431,7 +487,7 @@ export class LabSession {
     this.broadcast({ type: "session", session: this.info() });
     try {
       const ports = this.cluster?.ports();
-      await this.stopRunning();
+      await Promise.all([this.stopRunning(), this.closeSpare()]);
       clearWorkspace(this.workspace);
       this.tracker = new StatusTracker();
       this.lastStatus = null;
@@ -447,6 +503,7 @@ export class LabSession {
       });
       this.stateValue = "ready";
       this.schedule();
+      this.sampleNow();
       this.broadcast({ type: "session", session: this.info() });
     } catch (err) {
       this.stateValue = "failed";
@@ -462,6 +519,7 @@ export class LabSession {
     this.stopTimers();
     await Promise.all([...this.terminals.values()].map((t) => t.close()));
     this.terminals.clear();
+    await this.closeSpare();
     await this.stopRunning();
     killMarked("ETCD_LAB_SESSION_MARK", this.id);
     this.broadcast({ type: "session", session: this.info() });
@@ -474,31 +532,54 @@ export class LabSession {
 
   // ---- internals ----------------------------------------------------------------------------------------
 
-  private async boot(ports?: number[]): Promise<void> {
+  private async boot(ports?: number[], warm?: WarmCluster): Promise<void> {
+    const t0 = performance.now();
+    this.timeline = [];
+    this.shellPath = "";
+    const mark = (phase: string): void => {
+      this.timeline.push({ phase, atMs: Math.round(performance.now() - t0) });
+    };
     const shape = this.lab.cluster;
     const onEvent = (e: LabEventBody) => {
       if (this.stateValue !== "destroyed") this.events.append(e);
     };
     let conn: Connection | null = null;
-    const cluster = await Cluster.start({
-      session: this.id,
-      workspace: this.workspace,
-      backend: this.backend,
-      members: shape.members,
-      quotaBackendBytes: shape.quotaBackendBytes,
-      guard: this.deps.guard,
-      rpc: {
-        status: (ep, ms) => (conn as Connection).rpc.status(ep, ms),
-        memberList: (eps) => (conn as Connection).rpc.memberList(eps),
-        memberAdd: (eps, urls) => (conn as Connection).rpc.memberAdd(eps, urls),
-        memberRemove: (eps, id) => (conn as Connection).rpc.memberRemove(eps, id),
-        close: () => undefined,
-      },
-      onEvent,
-      ports,
-      // A workshop's learners arrive together: on a busy machine a burst of sessions needs longer than one.
-      readyTimeoutMs: sessionReadyTimeoutMs,
-    });
+    const rpc: ClusterRpc = {
+      status: (ep, ms) => (conn as Connection).rpc.status(ep, ms),
+      memberList: (eps) => (conn as Connection).rpc.memberList(eps),
+      memberAdd: (eps, urls) => (conn as Connection).rpc.memberAdd(eps, urls),
+      memberRemove: (eps, id) => (conn as Connection).rpc.memberRemove(eps, id),
+      close: () => undefined,
+    };
+    let cluster: Cluster;
+    if (warm) {
+      assert(
+        warm.id === this.id && warm.workspace === this.workspace,
+        "a warm cluster serves the session it was made for",
+      );
+      cluster = warm.cluster;
+      this.cluster = cluster; // destroyed with the session whatever happens next
+      cluster.handOver({ onEvent, rpc });
+      this.startSpareShell(cluster.endpoints());
+      mark("warm");
+    } else {
+      cluster = await Cluster.start({
+        session: this.id,
+        workspace: this.workspace,
+        backend: this.backend,
+        members: shape.members,
+        quotaBackendBytes: shape.quotaBackendBytes,
+        guard: this.deps.guard,
+        rpc,
+        onEvent,
+        ports,
+        // A workshop's learners arrive together: on a busy machine a burst of sessions needs longer than one.
+        readyTimeoutMs: sessionReadyTimeoutMs,
+        onPhase: mark,
+        // The shell starts while the members start and elect: its endpoints are known once the ports are.
+        onEndpoints: (endpoints) => this.startSpareShell(endpoints),
+      });
+    }
     this.cluster = cluster;
     conn = this.deps.connect(cluster.endpoints());
     this.conn = conn;
@@ -512,6 +593,7 @@ export class LabSession {
         this.workload = new KubeWorkload(conn.store, res.plan, w, onEvent);
         this.workload.start();
       }
+      mark("seeded");
     }
     if (this.lab.setup) {
       await this.lab.setup({
@@ -521,9 +603,9 @@ export class LabSession {
         store: setupStore(conn.store),
         writeFile: async (p, content) => this.writeFile(p, content),
       });
+      mark("setup");
     }
-    this.shellPath = prepareShellFiles(this.shellSettings());
-    this.lastStatus = await this.sample();
+    if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
   }
 
   private writeFile(path: string, content: string | Uint8Array): void {
@@ -578,6 +660,14 @@ export class LabSession {
         this.sampling = null;
       });
     return this.sampling;
+  }
+
+  /**
+   * sampleNow takes the first status sample of a ready session at once. It is not part of getting ready:
+   * the first connections to the members cost 0.1–0.3 s, and only the status stream waits for them.
+   */
+  private sampleNow(): void {
+    void this.sample().catch(() => undefined);
   }
 
   private schedule(): void {
