@@ -118,8 +118,14 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
     const write = () => {
       if (written) return;
       written = true;
+      // Members of one cluster start together and miss together: the first to get here writes, the others
+      // skip serialising (tens of milliseconds of a blocked event loop) when a good cache is there by now.
+      if (state === "none" && fs.existsSync(cacheFile)) return debug(`skipped ${path.basename(cacheFile)}`);
+      const ms = performance.now();
       const ok = writeCache(cacheDir, cacheFile, prefix, keep, script.createCachedData());
-      debug(`${ok ? "wrote" : "could not write"} ${path.basename(cacheFile)}`);
+      debug(
+        `${ok ? "wrote" : "could not write"} ${path.basename(cacheFile)} in ${(performance.now() - ms).toFixed(0)} ms`,
+      );
     };
     process.once("exit", write);
     if (writeAfterMs > 0) setTimeout(write, writeAfterMs).unref();

@@ -45,7 +45,7 @@ function run(dir: string, args: string[], mode = "debug"): { out: string; states
   const states = r.stderr
     .split("\n")
     .filter((l) => l.startsWith("code-cache: "))
-    .map((l) => l.replace(/^code-cache: (.+) \S+\.bin$/, "$1"));
+    .map((l) => l.replace(/^code-cache: (.+?) \S+\.bin( in \d+ ms)?$/, "$1"));
   return { out: r.stdout, states, status: r.status };
 }
 
