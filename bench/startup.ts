@@ -4,8 +4,9 @@
 // bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4. Variants are interleaved, one
 // of each per round, so load from other users of the machine hits them alike; each round starts a fresh
 // one-member cluster, then restarts it on its data dir. Reported: medians of wall time to "now serving
-// peer/client/metrics" (listeners open) and to "ready to serve client requests" (leader elected, applied),
-// and CPU time (user+sys of every thread, /proc/<pid>/task/*/schedstat) at those two moments.
+// peer/client/metrics" (listeners open) and to "serving client traffic ..." (the line etcd 3.4 and ours print
+// once a leader is elected and client requests are served), and CPU time (user+sys of every thread,
+// /proc/<pid>/task/*/schedstat) at those two moments. The second depends on the election timeout's draw.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -66,7 +67,7 @@ async function startOnce(argv: string[], env: NodeJS.ProcessEnv, dataDir: string
           sample.listenMs = at;
           sample.listenCpuMs = cpuMs(child.pid as number);
         }
-        if (sample.readyMs === undefined && line.includes("ready to serve client requests")) {
+        if (sample.readyMs === undefined && line.includes("serving client traffic")) {
           sample.readyMs = at;
           sample.readyCpuMs = cpuMs(child.pid as number);
           clearTimeout(timer);
