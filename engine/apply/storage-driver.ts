@@ -23,13 +23,20 @@ export interface CommittingBackend {
   maybeCommit(nowMs: number): boolean;
 }
 
+/** DEFAULT_COMMIT_CHECK_MS is etcd's backend batch interval (defaultBatchInterval, 100 ms). */
+const DEFAULT_COMMIT_CHECK_MS = 100;
+
 /** StorageDriverOptions configures a StorageDriver. */
 export interface StorageDriverOptions {
   sm: StateMachine;
   backend: CommittingBackend;
   nowMs: () => number;
   scheduler?: Scheduler;
-  /** commitCheckMs is how often the batch interval is checked (the backend decides; 10 ms by default). */
+  /**
+   * commitCheckMs is how often the batch interval is checked (the backend decides whether to commit). The
+   * default is the batch interval itself, like etcd's batch ticker: a write waits at most one interval, and an
+   * idle member wakes 10 times a second for it, not 100 (a workshop runs dozens of idle members).
+   */
   commitCheckMs?: number;
   /** onExpiredLeases receives, on the leader, leases to revoke: propose a LeaseRevoke for each. */
   onExpiredLeases?: (ids: bigint[]) => void;
@@ -51,9 +58,10 @@ export class StorageDriver {
   start(): void {
     if (this.running) return;
     this.running = true;
-    this.loop("commit", this.opts.commitCheckMs ?? 10, () => {
+    const commitCheckMs = this.opts.commitCheckMs ?? DEFAULT_COMMIT_CHECK_MS;
+    this.loop("commit", commitCheckMs, () => {
       this.opts.backend.maybeCommit(this.opts.nowMs());
-      return this.opts.commitCheckMs ?? 10;
+      return commitCheckMs;
     });
     this.loop("watch", WATCH_RESYNC_PERIOD_MS, () => this.syncWatchers());
     this.loop("leases", EXPIRY_CHECK_INTERVAL_MS, () => {
