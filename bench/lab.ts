@@ -4,7 +4,7 @@
 //   2. the same with the Kubernetes seed written (what lab 1 waits for): median of 5
 //   3. RSS and PSS of one session (3 members + 1 shell)
 //   4. 20 sessions at once: time until all are ready (with a prompt), and their total RSS and PSS
-//   5. (1) again with a warm pool of one cluster refilled before each create ("hot start"), labelled warm
+//   5. (1) and (2) again with a warm pool of one cluster refilled before each create ("hot start"), labelled warm
 // The median end of each start-up phase is printed too (LabSession.bootTimeline plus "session" and "prompt").
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -101,6 +101,7 @@ interface Result {
   warmP90Ms: number;
   warmPhases: string;
   warmRss: { rss: number; pss: number };
+  warmKubeMedianMs: number;
   createP90Ms: number;
   kubeMedianMs: number;
   sessionRss: { rss: number; pss: number };
@@ -111,20 +112,22 @@ interface Result {
 async function benchWarm(
   backend: Backend,
   home: string,
+  lab: LabDefinition,
+  n: number,
 ): Promise<{ times: number[]; phases: string; rss: { rss: number; pss: number } }> {
-  const m = manager(backend, [plain], join(home, "warm"), 1);
+  const m = manager(backend, [lab], join(home, `warm-${lab.id}`), 1);
   try {
     const times: number[] = [];
     const runs: BootPhase[][] = [];
     await m.pool.whenFull();
     await new Promise((r) => setTimeout(r, 1000));
     const rss = memOf(m.pool.pids());
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < n; i++) {
       await m.pool.whenFull();
       const run: BootPhase[] = [];
       runs.push(run);
       const t0 = performance.now();
-      const s = await ready(m, "one", "bench", run);
+      const s = await ready(m, "one", lab.id, run);
       times.push(performance.now() - t0);
       await m.destroy(s.id);
     }
@@ -163,7 +166,8 @@ async function benchBackend(backend: Backend): Promise<Result> {
     }
 
     // Warm: the same with a warm pool of one cluster, refilled (in the background) before each create.
-    const warm = await benchWarm(backend, home);
+    const warm = await benchWarm(backend, home, plain, 10);
+    const warmKube = await benchWarm(backend, home, kube, 5);
 
     console.log(
       `  one at a time: create median ${ms(quantile(times, 0.5))}, with seed ${ms(quantile(kubeTimes, 0.5))}, RSS ${mib(sessionRss.rss)}, warm median ${ms(quantile(warm.times, 0.5))}`,
@@ -186,6 +190,7 @@ async function benchBackend(backend: Backend): Promise<Result> {
       warmP90Ms: quantile(warm.times, 0.9),
       warmPhases: warm.phases,
       warmRss: warm.rss,
+      warmKubeMedianMs: quantile(warmKube.times, 0.5),
       createP90Ms: quantile(times, 0.9),
       kubeMedianMs: quantile(kubeTimes, 0.5),
       sessionRss,
@@ -213,6 +218,9 @@ export async function benchLab(): Promise<void> {
     console.log(
       `  warm (a started cluster from the pool): median ${ms(r.warmMedianMs)}, p90 ${ms(r.warmP90Ms)} (10 runs); ` +
         `phases ${r.warmPhases}; a warm cluster costs ${mib(r.warmRss.rss)} RSS, ${mib(r.warmRss.pss)} PSS`,
+    );
+    console.log(
+      `  warm with the Kubernetes seed (written by the pool ahead): median ${ms(r.warmKubeMedianMs)} (5 runs)`,
     );
     console.log(
       `memory of one session (3 members + 1 shell): RSS ${mib(r.sessionRss.rss)}, PSS ${mib(r.sessionRss.pss)}`,

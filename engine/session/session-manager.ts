@@ -3,9 +3,9 @@
 import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import type { Backend } from "../cluster/status-types.ts";
-import type { LabDefinition } from "../../lab/lab-format.ts";
+import { kubeOptions, type LabDefinition } from "../../lab/lab-format.ts";
 import { LabSession, sessionReadyTimeoutMs, type Connection } from "./session.ts";
-import { shapeKey, WarmPool, type ClusterShape } from "./warm-pool.ts";
+import { shapeKey, WarmPool, type WarmShape } from "./warm-pool.ts";
 import { ProgressStore } from "./progress-store.ts";
 import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "./watchdog.ts";
@@ -56,6 +56,7 @@ export class SessionManager {
       room: () =>
         this.sessions.size + this.creating.size + this.pool.count() + (this.pool.pending ? 1 : 0) < o.maxSessions,
       readyTimeoutMs: sessionReadyTimeoutMs,
+      connect: o.connect,
     });
     this.pool.refill();
     if (o.idleTimeoutMs > 0) {
@@ -168,6 +169,11 @@ export class SessionManager {
   }
 }
 
-function shapeOf(lab: LabDefinition, backend: Backend): ClusterShape {
-  return { backend, members: lab.cluster.members, quotaBackendBytes: lab.cluster.quotaBackendBytes };
+function shapeOf(lab: LabDefinition, backend: Backend): WarmShape {
+  return {
+    backend,
+    members: lab.cluster.members,
+    quotaBackendBytes: lab.cluster.quotaBackendBytes,
+    kube: kubeOptions(lab.cluster),
+  };
 }

@@ -585,7 +585,7 @@ export class LabSession {
     this.conn = conn;
     const kube = kubeOptions(shape);
     if (kube) {
-      const res = await seedKube(conn.store, kube);
+      const res = warm?.seeded ?? (await seedKube(conn.store, kube)); // a warm cluster was seeded by the pool
       this.plan = res.plan;
       if (res.encryption) this.writeFile("home/encryption-config.yaml", res.encryption.config);
       const w = workloadOptions(shape);

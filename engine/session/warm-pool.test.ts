@@ -7,6 +7,7 @@ import { testBackends } from "../cluster/testing.ts";
 import { connectEtcd } from "./etcd-connection.ts";
 import { SessionManager } from "./session-manager.ts";
 import { shapeKey } from "./warm-pool.ts";
+import { seedPlan } from "../kube/seed-plan.ts";
 
 function alive(pid: number): boolean {
   try {
@@ -33,17 +34,18 @@ const task = {
   solution: ["true"],
 };
 const lab = defineLab({ id: "warm", title: "warm", cluster: { members: 3 }, tasks: [task] });
+const kubeLab = defineLab({ id: "warm-kube", title: "warm kube", cluster: { members: 3, kube: true }, tasks: [task] });
 const homes: string[] = [];
 afterAll(() => {
   for (const h of homes) rmSync(h, { recursive: true, force: true });
 });
 
-function manager(maxSessions: number): SessionManager {
+function manager(maxSessions: number, labs = [lab]): SessionManager {
   const home = mkdtempSync(join(tmpdir(), "etcd-lab-warm-"));
   homes.push(home);
   return new SessionManager({
     home,
-    labs: [lab],
+    labs,
     defaultBackend: "ours",
     maxSessions,
     maxSessionsPerLearner: 2,
@@ -56,8 +58,9 @@ function manager(maxSessions: number): SessionManager {
 
 describe.runIf((await testBackends(["ours"])).includes("ours"))("warm pool", () => {
   it("keys shapes by backend, size and quota", () => {
-    expect(shapeKey({ backend: "ours", members: 3 })).toBe("ours/3");
-    expect(shapeKey({ backend: "real", members: 5, quotaBackendBytes: 1024 })).toBe("real/5/q1024");
+    expect(shapeKey({ backend: "ours", members: 3, kube: null })).toBe("ours/3");
+    expect(shapeKey({ backend: "real", members: 5, quotaBackendBytes: 1024, kube: null })).toBe("real/5/q1024");
+    expect(shapeKey({ backend: "ours", members: 3, kube: { seed: 7, encryptSecrets: true } })).toBe("ours/3/kube7e");
   });
 
   it("hands a started cluster to a new session, refills, drops a cluster whose member died, leaves nothing", async () => {
@@ -105,12 +108,15 @@ describe.runIf((await testBackends(["ours"])).includes("ours"))("warm pool", () 
     }
   }, 120_000);
 
-  it("counts warm clusters against the server's cap", async () => {
-    const m = manager(1);
+  it("writes the Kubernetes seed ahead, and counts warm clusters against the server's cap", async () => {
+    const m = manager(1, [kubeLab]);
     try {
       await m.pool.whenFull();
-      const { session } = await m.open("a", "warm");
+      const { session } = await m.open("a", "warm-kube");
       expect(session.bootTimeline().map((p) => p.phase)).toContain("warm");
+      let revision: number | null = null;
+      for (let i = 0; i < 20 && revision === null; i++) revision = (await session.status()).revision;
+      expect(revision).toBeGreaterThan(seedPlan(1).entries.length); // the seed is there, written by the pool
       await new Promise((r) => setTimeout(r, 300));
       expect(m.pool.count()).toBe(0);
       expect(m.pool.pending).toBe(false); // no room: one session is the cap

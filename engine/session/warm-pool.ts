@@ -1,6 +1,6 @@
 // The warm pool ("hot start", as lab platforms call it): clusters started ahead of demand, one pool per cluster
-// shape (backend, members, quota), handed to the next session of that shape so that it is ready as soon as its
-// shell is. Bounded per shape, and never past the server's session cap (warm clusters count with sessions);
+// shape (backend, members, quota, and the Kubernetes seed, written ahead too), handed to the next session of
+// that shape so that it is ready as soon as its shell is. Bounded per shape, and never past the server's session cap (warm clusters count with sessions);
 // refilled in the background one cluster at a time; a warm cluster whose member dies is dropped. Off (size 0)
 // unless configured. Cost: one idle cluster per shape — 3 members of ours are ~200 MiB RSS (~70 MiB of it
 // unshared, the rest is the node binary's pages) and a few % of a core for their heartbeats.
@@ -12,17 +12,23 @@ import type { Backend } from "../cluster/status-types.ts";
 import type { LabEventBody } from "./event-types.ts";
 import type { ProcessGuard } from "./watchdog.ts";
 import { createWorkspace } from "./workspace.ts";
+import { seedKube, type SeedOptions, type SeedResult } from "../kube/seed.ts";
+import type { Connection } from "./session.ts";
 
-/** ClusterShape is what a warm cluster must match to serve a session. */
-export interface ClusterShape {
+/** WarmShape is what a warm cluster must match to serve a session. */
+export interface WarmShape {
   backend: Backend;
   members: number;
   quotaBackendBytes?: number | undefined;
+  /** kube is the Kubernetes seed written into the cluster (null: none). */
+  kube: SeedOptions | null;
 }
 
-/** shapeKey names a shape: "ours/3" or "ours/3/q104857600". */
-export function shapeKey(s: ClusterShape): string {
-  return `${s.backend}/${s.members}${s.quotaBackendBytes === undefined ? "" : `/q${s.quotaBackendBytes}`}`;
+/** shapeKey names a shape: "ours/3", "ours/3/q104857600", "ours/3/kube1", "ours/3/kube7e" (secrets encrypted). */
+export function shapeKey(s: WarmShape): string {
+  const quota = s.quotaBackendBytes === undefined ? "" : `/q${s.quotaBackendBytes}`;
+  const kube = s.kube ? `/kube${s.kube.seed}${s.kube.encryptSecrets ? "e" : ""}` : "";
+  return `${s.backend}/${s.members}${quota}${kube}`;
 }
 
 /** WarmCluster is a started cluster with a leader, in the workspace of the session id it was made for. */
@@ -30,7 +36,9 @@ export interface WarmCluster {
   id: string;
   workspace: string;
   cluster: Cluster;
-  shape: ClusterShape;
+  shape: WarmShape;
+  /** seeded is what the seed wrote (null when the shape has none). */
+  seeded: SeedResult | null;
 }
 
 /** WarmPoolOptions configure the pool. */
@@ -39,10 +47,12 @@ export interface WarmPoolOptions {
   guard: ProcessGuard;
   /** perShape is how many warm clusters each shape keeps (0: the pool is off). */
   perShape: number;
-  shapes: ClusterShape[];
+  shapes: WarmShape[];
   /** room says whether the server may start one more cluster now (sessions + warm clusters under the cap). */
   room(): boolean;
   readyTimeoutMs: number;
+  /** connect opens the etcd API of a cluster (to write the seed). */
+  connect(endpoints: string[]): Connection;
   /** retryAfterMs is the pause after a warm cluster failed to start (default 5 s). */
   retryAfterMs?: number;
 }
@@ -92,7 +102,7 @@ export class WarmPool {
    * take hands out a warm cluster of `shape` whose members all still run (null: none). The caller calls
    * refill once the new session counts against the cap.
    */
-  take(shape: ClusterShape): WarmCluster | null {
+  take(shape: WarmShape): WarmCluster | null {
     const list = this.ready.get(shapeKey(shape));
     let found: WarmCluster | null = null;
     while (list?.length && !found) {
@@ -152,7 +162,7 @@ export class WarmPool {
     await Promise.all([...all.map((w) => this.discard(w)), this.starting?.catch(() => undefined)]);
   }
 
-  private async startOne(shape: ClusterShape): Promise<void> {
+  private async startOne(shape: WarmShape): Promise<void> {
     const id = randomBytes(9).toString("base64url").replace(/[-_]/g, "x");
     const workspace = createWorkspace(this.o.home, id, { pid: process.pid, runId: this.o.guard.runId });
     let warm: WarmCluster | null = null;
@@ -184,7 +194,21 @@ export class WarmPool {
       rmSync(workspace, { recursive: true, force: true });
       throw err;
     }
-    warm = { id, workspace, cluster, shape };
+    let seeded: SeedResult | null = null;
+    if (shape.kube) {
+      const conn = this.o.connect(cluster.endpoints());
+      try {
+        seeded = await seedKube(conn.store, shape.kube);
+      } catch (err) {
+        await cluster.destroy();
+        rmSync(workspace, { recursive: true, force: true });
+        throw err;
+      } finally {
+        conn.store.close();
+        conn.rpc.close();
+      }
+    }
+    warm = { id, workspace, cluster, shape, seeded };
     if (this.closed) {
       await this.discard(warm);
       return;
