@@ -14,8 +14,8 @@
 // corrupt or rejected cache is made afresh when the process exits (or `writeAfterMs` after start for a
 // long-running member), written to a temporary file and renamed into place; every failure to read or write
 // it falls back silently to a plain compile. An ASCII bundle is decoded as latin1 (quicker than UTF-8,
-// the same string). ETCD_LAB_CODE_CACHE=0 turns the cache off; =debug reports hits
-// and writes on stderr.
+// the same string). ETCD_LAB_CODE_CACHE=0 turns the cache off; =debug reports hits, writes and a start-up
+// timeline on stderr.
 
 /* global require, module */
 /* eslint-disable @typescript-eslint/no-require-imports -- a CommonJS module on purpose: it runs before, and
@@ -89,6 +89,7 @@ function writeCache(dir, file, prefix, keep, data) {
  * long after start (a member rarely exits cleanly), otherwise it is written when the process exits.
  */
 function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
+  const loaderMs = performance.now();
   const file = path.join(dir, `${name}.bundle.cjs`);
   const bytes = fs.readFileSync(file);
   // An empty file would run as nothing and exit 0 without a word (build.mjs never leaves one: it renames).
@@ -107,6 +108,7 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
   const read = enabled ? readCache(cacheFile) : "off";
   const cached = typeof read === "string" ? undefined : read;
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${bytes.toString(isAscii(bytes) ? "latin1" : "utf8")}\n})`;
+  const readMs = performance.now();
   const script = new vm.Script(wrapped, {
     filename: file,
     ...(cached ? { cachedData: cached } : {}),
@@ -131,7 +133,19 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
     if (writeAfterMs > 0) setTimeout(write, writeAfterMs).unref();
   }
   const module = { exports: {}, filename: file, id: file, loaded: false };
+  const compiledMs = performance.now();
+  if (mode === "debug") {
+    // Where start-up time goes, in ms since the process started (Node's own bootstrap ends at "node").
+    process.once("exit", () =>
+      debug(
+        `timing node ${performance.nodeTiming.bootstrapComplete.toFixed(1)} loader ${loaderMs.toFixed(1)} ` +
+          `read ${readMs.toFixed(1)} compiled ${compiledMs.toFixed(1)} ran ${ranMs.toFixed(1)} ` +
+          `exit ${performance.now().toFixed(1)}`,
+      ),
+    );
+  }
   script.runInThisContext()(module.exports, createRequire(file), module, file, dir);
+  const ranMs = performance.now();
   module.loaded = true;
 }
 

@@ -44,9 +44,22 @@ function run(dir: string, args: string[], mode = "debug"): { out: string; states
   });
   const states = r.stderr
     .split("\n")
-    .filter((l) => l.startsWith("code-cache: "))
+    .filter((l) => l.startsWith("code-cache: ") && !l.startsWith("code-cache: timing "))
     .map((l) => l.replace(/^code-cache: (.+?) \S+\.bin( in \d+ ms)?$/, "$1"));
   return { out: r.stdout, states, status: r.status };
+}
+
+/** timeline runs the demo bundle once and returns the debug timeline's marks (ms since start). */
+function timeline(dir: string): number[] {
+  const r = spawnSync(process.execPath, [join(dir, "demo.cjs"), "get"], {
+    env: { PATH: process.env["PATH"] ?? "", ETCD_LAB_CODE_CACHE: "debug" },
+    encoding: "utf8",
+  });
+  const m = /^code-cache: timing node (\S+) loader (\S+) read (\S+) compiled (\S+) ran (\S+) exit (\S+)$/m.exec(
+    r.stderr,
+  );
+  expect(m, r.stderr).not.toBeNull();
+  return (m as RegExpExecArray).slice(1).map(Number);
 }
 
 function cacheFiles(dir: string): string[] {
@@ -75,6 +88,8 @@ describe("code cache loader", () => {
     expect(cacheFiles(dir)).toHaveLength(1);
     expect(cacheFiles(dir)[0]).toMatch(/^demo-[0-9a-f]+-get-[0-9a-f]{8}\.bin$/);
     const second = run(dir, ["get", "foo"]);
+    const marks = timeline(dir);
+    expect(marks).toEqual([...marks].sort((a, b) => a - b)); // node < loader < read < ... < exit
     expect(second).toEqual({ out: "demo 5 get,foo\n", states: ["hit"], status: 0 });
     expect(run(dir, ["get", "foo"], "0")).toEqual({ out: "demo 5 get,foo\n", states: [], status: 0 });
     // Another command has its own cache file.
