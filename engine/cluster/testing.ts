@@ -23,8 +23,9 @@ function skipOrFail(b: Backend, why: string): void {
 // the same bytes).
 function probeKey(b: Backend): string {
   const bin = resolveMemberBinary(b);
-  const file = bin.argsPrefix[0] ?? bin.command;
-  return `${b}-${createHash("sha256").update(readFileSync(file)).digest("hex").slice(0, 16)}`;
+  const file = bin.argsPrefix.at(-1) ?? bin.command; // the bundle comes after node's flags
+  const hash = createHash("sha256").update(readFileSync(file)).update(bin.argsPrefix.join("\0"));
+  return `${b}-${hash.digest("hex").slice(0, 16)}`;
 }
 
 /** probe starts a one-member cluster of `b` and returns null when it became healthy, else why not. */
