@@ -133,13 +133,15 @@ export class SessionManager {
       { guard: this.guard, progress: this.progress, connect: this.o.connect, serverUrl: this.o.serverUrl },
     );
     this.creating.set(key, p);
-    this.pool.refill(); // the new session counts now
     try {
       const session = await p;
       this.sessions.set(session.id, session);
       return { session, created: true };
     } finally {
       this.creating.delete(key);
+      // Refilled once the new session is up (it counts against the cap from now on), not while it starts: three
+      // members starting beside it would take the CPU its shell and setup need.
+      this.pool.refill();
     }
   }
 

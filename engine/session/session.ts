@@ -606,6 +606,13 @@ export class LabSession {
       mark("setup");
     }
     if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
+    // The first thing a lesson page does is open the main shell: ready includes its prompt (on a cold start the
+    // shell printed it while the cluster elected; from the warm pool it is the last thing to wait for).
+    const spare = this.spare;
+    if (spare) {
+      await spare.terminal.ready(10_000).catch(() => undefined); // a shell that does not start reports itself
+      mark("shell");
+    }
   }
 
   private writeFile(path: string, content: string | Uint8Array): void {
