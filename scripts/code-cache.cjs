@@ -55,30 +55,32 @@ function readCache(file) {
   return data;
 }
 
-/** writeCache writes `data` behind its header to `file` by rename, and removes this bundle's stale caches. */
+/**
+ * writeCache writes `data` behind its header to `file` by rename, and removes this bundle's stale caches. It
+ * never throws (it runs in an exit handler): any failure is `false`.
+ */
 function writeCache(dir, file, prefix, keep, data) {
-  let names;
-  try {
-    fs.mkdirSync(dir, { recursive: true });
-    names = fs.readdirSync(dir);
-  } catch {
-    return false;
-  }
-  for (const n of names) {
-    // Another content of the same bundle: a cache nothing will read again.
-    if (n.startsWith(prefix) && !n.startsWith(keep)) fs.rmSync(path.join(dir, n), { force: true });
-  }
-  if (names.length >= cacheFilesMax) return false;
-  const header = Buffer.alloc(8);
-  header.writeUInt32LE(data.length, 0);
-  header.writeUInt32LE(zlib.crc32(data), 4);
   const tmp = `${file}.tmp-${process.pid}`;
   try {
+    fs.mkdirSync(dir, { recursive: true });
+    const names = fs.readdirSync(dir);
+    for (const n of names) {
+      // Another content of the same bundle: a cache nothing will read again.
+      if (n.startsWith(prefix) && !n.startsWith(keep)) fs.rmSync(path.join(dir, n), { force: true });
+    }
+    if (names.length >= cacheFilesMax) return false;
+    const header = Buffer.alloc(8);
+    header.writeUInt32LE(data.length, 0);
+    header.writeUInt32LE(zlib.crc32(data), 4);
     fs.writeFileSync(tmp, Buffer.concat([header, data]));
     fs.renameSync(tmp, file);
     return true;
   } catch {
-    fs.rmSync(tmp, { force: true });
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      // nothing more to undo
+    }
     return false;
   }
 }
@@ -124,7 +126,13 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
       // skip serialising (tens of milliseconds of a blocked event loop) when a good cache is there by now.
       if (state === "none" && fs.existsSync(cacheFile)) return debug(`skipped ${path.basename(cacheFile)}`);
       const ms = performance.now();
-      const ok = writeCache(cacheDir, cacheFile, prefix, keep, script.createCachedData());
+      let data;
+      try {
+        data = script.createCachedData();
+      } catch {
+        return debug(`could not serialise ${path.basename(cacheFile)}`);
+      }
+      const ok = writeCache(cacheDir, cacheFile, prefix, keep, data);
       debug(
         `${ok ? "wrote" : "could not write"} ${path.basename(cacheFile)} in ${(performance.now() - ms).toFixed(0)} ms`,
       );

@@ -2,7 +2,7 @@
 // with and without it; a cache is written once, then hit; a corrupt, rejected or stale cache and an unwritable
 // cache directory fall back silently to a plain compile. Also checks the real bundles' stubs and launchers.
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -125,6 +125,13 @@ describe("code cache loader", () => {
     writeFileSync(join(dir, ".code-cache", newName as string), oldBytes);
     expect(run(dir, ["get"])).toEqual({ out: "changed 2\n", states: ["rejected", "wrote"], status: 0 });
     expect(run(dir, ["get"]).states).toEqual(["hit"]);
+  });
+
+  test("a stale cache that cannot be removed does not fail the exit", () => {
+    const dir = fixture();
+    // A directory where a stale cache file of another content would be: rmSync refuses it.
+    mkdirSync(join(dir, ".code-cache", "demo-00000000-get-00000000.bin", "x"), { recursive: true });
+    expect(run(dir, ["get"])).toEqual({ out: "demo 5 get\n", states: ["none", "could not write"], status: 0 });
   });
 
   test("an unwritable cache directory is silent", () => {
