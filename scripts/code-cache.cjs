@@ -125,6 +125,13 @@ function runBundle({ dir, name, profile = "single", writeAfterMs = 0 }) {
       // Members of one cluster start together and miss together: the first to get here writes, the others
       // skip serialising (tens of milliseconds of a blocked event loop) when a good cache is there by now.
       if (state === "none" && fs.existsSync(cacheFile)) return debug(`skipped ${path.basename(cacheFile)}`);
+      // A read-only install: do not serialise what cannot be written (each run would pay for it).
+      try {
+        fs.mkdirSync(cacheDir, { recursive: true });
+        fs.accessSync(cacheDir, fs.constants.W_OK);
+      } catch {
+        return debug(`could not write ${path.basename(cacheFile)}`);
+      }
       const ms = performance.now();
       let data;
       try {
