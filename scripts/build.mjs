@@ -8,7 +8,7 @@
 // stub names its bundle's content hash, so a stub changes exactly when its bundle does.
 import { build } from "esbuild";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 
@@ -86,6 +86,7 @@ async function buildOne(name, src) {
   if (!cached) return;
   // The bundle is in place before the stubs that name it.
   const s = stubs(name, hash, cached);
+  rmSync(join(root, "dist", `${name}.mjs.map`), { force: true }); // the map of the ES module this stub replaced
   replaceFile(join(root, "dist", `${name}.cjs`), Buffer.from(s.cjs));
   replaceFile(join(root, "dist", `${name}.mjs`), Buffer.from(s.mjs));
 }
