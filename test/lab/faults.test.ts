@@ -135,7 +135,9 @@ describe.skipIf(!ours)("fault and membership controls (ours, 5 members)", () => 
       conn.close();
     }
     s = await settle("m2's fsync p99 reflects the slow disk", (x) => (member(x, "m2").walFsyncP99Ms ?? 0) >= 50);
-    expect(member(s, "m3").walFsyncP99Ms ?? 0).toBeLessThan(50);
+    // Only m2's disk is slow. Compared with m2 rather than a fixed bound: on a loaded machine a real fsync of m3
+    // can pass 50 ms too (seen at load ~10: 62 ms), but m2 pays the same plus 60 ms.
+    expect(member(s, "m3").walFsyncP99Ms ?? 0).toBeLessThan(member(s, "m2").walFsyncP99Ms ?? 0);
 
     await control("/heal");
     await control("/members/m2/slow-disk", { ms: 0 });
