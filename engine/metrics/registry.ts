@@ -18,9 +18,9 @@ interface Family {
 export class Registry {
   private readonly families = new Map<string, Family>();
 
-  /** counter registers a monotonically increasing value. */
-  counter(name: string, help: string): Counter {
-    return this.add(new Counter(name, help));
+  /** counter registers a monotonically increasing value (counted with `inc`, or read at scrape time with `collect`). */
+  counter(name: string, help: string, collect?: () => number): Counter {
+    return this.add(new Counter(name, help, collect));
   }
 
   /** gauge registers a value that goes up and down (set directly, or read at scrape time with `collect`). */
@@ -60,6 +60,7 @@ export class Counter implements Family {
   constructor(
     readonly name: string,
     readonly help: string,
+    private readonly collect?: () => number,
   ) {}
 
   /** inc adds `by` (default 1; must not be negative) to the series with these labels. */
@@ -71,12 +72,14 @@ export class Counter implements Family {
     else this.series.set(key, { labels, value: by });
   }
 
-  /** get reads the value of one series (0 when never incremented). */
+  /** get reads the value of one series (0 when never incremented; the collected value for a collect-counter). */
   get(labels: LabelValues = {}): number {
+    if (this.collect) return this.collect();
     return this.series.get(labelKey(labels))?.value ?? 0;
   }
 
   lines(): string[] {
+    if (this.collect) return [`${this.name} ${formatGoFloat(this.collect())}`];
     if (this.series.size === 0) return [`${this.name} 0`];
     return sortedSeries(this.series).map((s) => `${this.name}${renderLabels(s.labels)} ${formatGoFloat(s.value)}`);
   }

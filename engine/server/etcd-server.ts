@@ -12,6 +12,7 @@ import { StateMachine, type ApplyResult } from "../apply/state-machine.ts";
 import { StorageDriver } from "../apply/storage-driver.ts";
 import { LmdbBackend } from "../backend/lmdb-backend.ts";
 import { seededRng } from "../common/rng.ts";
+import { registerProcessMetrics } from "../metrics/process-metrics.ts";
 import { minLeaseTtlSeconds } from "../lease/lessor.ts";
 import type { Logger } from "../log/zap.ts";
 import { autoCompactionRetentionMs, type MemberConfig } from "../member/config.ts";
@@ -147,6 +148,7 @@ export class EtcdServer {
     });
     this.ready.catch(() => {});
     this.metrics = new ServerMetrics(registry, this, etcdVersion);
+    registerProcessMetrics(registry);
     this.backend = LmdbBackend.open({
       path: boot.layout.backendPath,
       registry,
