@@ -34,7 +34,7 @@ export function clientHttpHandler(api: EtcdApi): (req: Req, res: Res) => void {
       void serveGateway(api, req, res, url);
       return;
     }
-    if (url.pathname === "/version") return sendVersion(res);
+    if (url.pathname === "/version") return sendVersion(res, api.server.sm.membership.clusterVersion());
     const route = common.get(url.pathname);
     if (route) void route(req, res, url);
     else notFound(res);
@@ -189,9 +189,10 @@ async function rangeCheck(api: EtcdApi, serializable: boolean): Promise<string |
   }
 }
 
-function sendVersion(res: Res): void {
+/** sendVersion answers /version: the server's version and the decided cluster version ("not_decided" before). */
+function sendVersion(res: Res, clusterVersion: string | undefined): void {
   res.writeHead(200, { "Content-Type": "application/json" });
-  res.end(JSON.stringify({ etcdserver: etcdVersion, etcdcluster: "3.6.0" }));
+  res.end(JSON.stringify({ etcdserver: etcdVersion, etcdcluster: clusterVersion ?? "not_decided" }));
 }
 
 /** httpError writes a body as Go's http.Error does (text/plain, nosniff, a trailing newline added). */

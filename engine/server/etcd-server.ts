@@ -12,6 +12,7 @@ import { StateMachine, type ApplyResult } from "../apply/state-machine.ts";
 import { StorageDriver } from "../apply/storage-driver.ts";
 import { LmdbBackend } from "../backend/lmdb-backend.ts";
 import { seededRng } from "../common/rng.ts";
+import { CLUSTER_VERSION, ETCD_VERSION } from "../common/version.ts";
 import { registerProcessMetrics } from "../metrics/process-metrics.ts";
 import { minLeaseTtlSeconds } from "../lease/lessor.ts";
 import type { Logger } from "../log/zap.ts";
@@ -59,8 +60,8 @@ import { LinearizableReader } from "./read-index.ts";
 import { ServerMetrics } from "./server-metrics.ts";
 import { tlsOptions } from "./tls.ts";
 
-/** etcdVersion is the etcd release whose behaviour this member mirrors. */
-export const etcdVersion = "3.6.0";
+/** etcdVersion is the etcd release whose behaviour this member mirrors (engine/common/version.ts). */
+export const etcdVersion = ETCD_VERSION;
 /** maxGapBetweenApplyAndCommitIndex: past this many unapplied entries, new requests are refused (etcd: 5000). */
 const maxGapBetweenApplyAndCommitIndex = 5000;
 /** applyTimeoutMs bounds waitAppliedIndex (etcd's applyTimeout). */
@@ -802,7 +803,7 @@ export class EtcdServer {
       "cluster-version": majorMinor(etcdVersion),
     });
     try {
-      await this.propose({ clusterVersionSet: { ver: etcdVersion } });
+      await this.propose({ clusterVersionSet: { ver: CLUSTER_VERSION } });
       this.logger.info("membership/cluster.go:672", "set initial cluster version", {
         "cluster-id": formatId(this.clusterId),
         "local-member-id": formatId(this.memberId),

@@ -4,6 +4,7 @@
 // graceful SIGTERM of the leader (leadership handed over first), and quorum loss (`hasleader`, /health).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ControlClient } from "../../engine/cluster/control-client.ts";
+import { ETCD_VERSION } from "../../engine/common/version.ts";
 import { EtcdClient } from "../../engine/client/index.ts";
 import { GrpcChannel, unaryCall } from "../../engine/grpc/index.ts";
 import { KVService, RangeRequest } from "../../engine/proto/gen/etcdserverpb.ts";
@@ -196,7 +197,9 @@ describe("a 3-member cluster of ours", () => {
       expect(await cluster.httpGet("m2", "/readyz/non_learner", port)).toMatchObject({ status: 200, body: "ok\n" });
       expect(await cluster.httpGet("m2", "/health?serializable=true", port)).toMatchObject({ status: 200 });
     }
-    expect((await cluster.httpGet("m2", "/version")).body).toBe('{"etcdserver":"3.6.0","etcdcluster":"3.6.0"}');
+    expect((await cluster.httpGet("m2", "/version")).body).toBe(
+      `{"etcdserver":"${ETCD_VERSION}","etcdcluster":"3.6.0"}`,
+    );
     expect((await cluster.httpGet("m2", "/version", "metrics")).status).toBe(404);
     const metrics = (await cluster.httpGet("m2", "/metrics", "metrics")).body;
     expect(metrics).toMatch(/^etcd_server_health_success [1-9]/m);
@@ -210,7 +213,7 @@ describe("a 3-member cluster of ours", () => {
     try {
       const s = await c.status(cluster.endpoint("m2"));
       expect(s).toMatchObject({
-        version: "3.6.0",
+        version: ETCD_VERSION,
         errors: [],
         isLearner: false,
         storageVersion: "3.6.0",
