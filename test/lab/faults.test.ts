@@ -4,8 +4,9 @@
 // delay and a slow disk show in the members' faults (and the slow disk in the WAL fsync p99 read from /metrics);
 // heal undoes them; a partition holds across a member's restart; add-member/remove-member and wipe/rejoin change
 // the membership. Every control is logged to events.jsonl, in order.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { cpSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterStatus, LabEvent, MemberStatus, Session } from "../../engine/lab-api.ts";
 import { testBackends } from "../../engine/cluster/testing.ts";
@@ -57,6 +58,16 @@ describe.skipIf(!ours)("fault and membership controls (ours, 5 members)", () => 
   }, 90_000);
   afterAll(async () => {
     await t?.server.close();
+  });
+  // A failure here is often about timing under load (e.g. a healed minority once seen without a leader for 15 s at
+  // load ~20): keep the members' logs and the event log, which the session's end would remove, and say where.
+  afterEach((ctx) => {
+    if (ctx.task.result?.state !== "fail" || !session) return;
+    const kept = mkdtempSync(join(tmpdir(), "etcd-lab-faults-failed-"));
+    // Data dirs are big and the fault channels are sockets (cpSync refuses those): logs, events and shell files only.
+    const skip = /\/(m\d+\.etcd|\.control)(\/|$)/;
+    cpSync(join(t.home, "sessions", session.id), kept, { recursive: true, filter: (src) => !skip.test(src) });
+    console.warn(`faults.test: "${ctx.task.name}" failed; member logs and events.jsonl kept in ${kept}`);
   });
 
   it("partitions into arbitrary groups, keeps the majority writable, and heals", async () => {
