@@ -7,10 +7,10 @@
 // machine hits every variant alike; the report is the median per variant, plus the CPU time (user+sys) when
 // /usr/bin/time is there to measure it. Target: ours <= 2x real for `get foo`.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
-import { build } from "esbuild";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { realEtcd, startCluster, type ServerKind } from "../test/etcdctl/cluster.ts";
+import { esmBundle, median } from "./before-bundle.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 20);
 const ourEtcdctl = join(import.meta.dirname, "../bin/etcdctl");
@@ -43,27 +43,10 @@ function runOnce(argv: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
 
 /** esmLauncher bundles etcdctl as one ES module behind an ES module launcher, as bin/etcdctl was before. */
 async function esmLauncher(): Promise<string> {
-  const dir = join(import.meta.dirname, "..", "node_modules", ".cache", "etcd-lab");
-  mkdirSync(dir, { recursive: true });
-  await build({
-    entryPoints: [join(import.meta.dirname, "../engine/etcdctl/main.ts")],
-    outfile: join(dir, "bench-etcdctl.mjs"),
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
-  const launcher = join(dir, "bench-etcdctl-launcher.mjs");
+  const bundle = await esmBundle("engine/etcdctl/main.ts", "bench-etcdctl");
+  const launcher = join(dirname(bundle), "bench-etcdctl-launcher.mjs");
   writeFileSync(launcher, 'import("./bench-etcdctl.mjs");\n');
   return launcher;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
 /** EtcdctlBenchRow is one variant's medians. */

@@ -8,12 +8,12 @@
 // once a leader is elected and client requests are served), and CPU time (user+sys of every thread,
 // /proc/<pid>/task/*/schedstat) at those two moments. The second depends on the election timeout's draw.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { build } from "esbuild";
 import { freePorts } from "../test/etcdctl/cluster.ts";
+import { esmBundle, median } from "./before-bundle.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 10);
 const repo = join(import.meta.dirname, "..");
@@ -87,31 +87,6 @@ async function startOnce(argv: string[], env: NodeJS.ProcessEnv, dataDir: string
   };
 }
 
-function median(xs: number[]): number {
-  const s = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
-  if (s.length === 0) return Number.NaN;
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-/** esmBundle bundles the member as one ES module, the way dist/etcd.mjs was built before the code cache. */
-async function esmBundle(): Promise<string> {
-  const dir = join(repo, "node_modules", ".cache", "etcd-lab");
-  mkdirSync(dir, { recursive: true });
-  const out = join(dir, "bench-startup-etcd.mjs");
-  await build({
-    entryPoints: [join(repo, "engine/member/main.ts")],
-    outfile: out,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    packages: "external",
-    logLevel: "warning",
-  });
-  return out;
-}
-
 /** StartupBenchRow is one variant's medians. */
 export interface StartupBenchRow {
   name: string;
@@ -129,7 +104,7 @@ export async function benchStartup(): Promise<StartupBenchRow[]> {
   const variants: [string, string[], NodeJS.ProcessEnv][] = [
     ["ours (code cache)", [process.execPath, dist], base],
     ["ours (cache off)", [process.execPath, dist], { ...base, ETCD_LAB_CODE_CACHE: "0" }],
-    ["ours (ESM bundle)", [process.execPath, await esmBundle()], base],
+    ["ours (ESM bundle)", [process.execPath, await esmBundle("engine/member/main.ts", "bench-startup-etcd")], base],
   ];
   if (existsSync(realEtcd)) variants.push(["real etcd 3.4", [realEtcd, "--unsafe-no-fsync"], base]);
   else console.log("bench startup: /usr/bin/etcd is not installed; no real etcd row");
