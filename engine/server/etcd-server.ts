@@ -641,7 +641,7 @@ export class EtcdServer {
       InternalRaftRequest.create({ ...req, header: { ID: id, username: "", authRevision: 0 } }),
     );
     if (data.length > this.config.maxRequestBytes) return Promise.reject(ErrRequestTooLarge);
-    return this.proposals.propose(id, () => this.driver.propose(data), ctx.signal);
+    return this.proposals.propose(id, (done) => this.driver.propose(data, done), ctx.signal);
   }
 
   /** proposeTimeoutError mirrors etcd's parseProposeCtxErr for a proposal Raft accepted at `startMs`. */

@@ -169,7 +169,7 @@ export class MembershipOps {
 
   private async configure(cc: ConfChange, signal?: AbortSignal): Promise<Member[]> {
     const id = this.host.newRequestId();
-    const outcome = await this.changes.propose(id, () => this.host.proposeConfChange({ ...cc, id }), signal);
+    const outcome = await this.changes.propose(id, (done) => done(this.host.proposeConfChange({ ...cc, id })), signal);
     this.host.logger.info("etcdserver/server.go:1781", "applied a configuration change through raft", {
       "local-member-id": formatId(this.host.memberId),
       "raft-conf-change": ConfChangeType[cc.type],

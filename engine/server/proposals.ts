@@ -23,8 +23,12 @@ export interface ProposalHost {
   failed?: Counter;
 }
 
-/** Submit hands a proposal to Raft; a ProposalDroppedError("no-leader") means: wait for a leader. */
-export type Submit = () => Error | undefined;
+/**
+ * Submit hands a proposal to Raft and calls `done` with Raft's answer, now or within the same event-loop turn
+ * (the driver batches the turn's proposals into one message); a ProposalDroppedError("no-leader") means: wait
+ * for a leader.
+ */
+export type Submit = (done: (err: Error | undefined) => void) => void;
 
 interface Pending<T> {
   id: bigint;
@@ -104,7 +108,11 @@ export class ProposalTracker<T> {
       this.waiting.push(p);
       return;
     }
-    const err = p.submit();
+    p.submit((err) => this.submitted(p, err));
+  }
+
+  private submitted(p: Pending<T>, err: Error | undefined): void {
+    if (!this.byId.has(p.id)) return; // ended meanwhile (timeout, abort, stop)
     if (err instanceof ProposalDroppedError && err.reason === "no-leader") {
       this.waiting.push(p);
       return;

@@ -63,6 +63,8 @@ export class RaftDriver {
   private readonly logger: Logger;
   private ticker: NodeJS.Timeout | undefined;
   private scheduled = false;
+  private batch: Uint8Array[] = [];
+  private batchDone: ((err: Error | undefined) => void)[] = [];
   private processing = false;
   private stopped = false;
   private lastTickMs = 0;
@@ -126,11 +128,16 @@ export class RaftDriver {
     this.schedule();
   }
 
-  /** propose appends data to the log (forwarded to the leader by Raft); returns an error when dropped. */
-  propose(data: Uint8Array): Error | undefined {
-    const err = this.node.propose(data);
+  /**
+   * propose appends data to the log (forwarded to the leader by Raft) and calls `done` with Raft's answer (an
+   * error when dropped). The proposals of one event-loop turn go to Raft together, as one message, just before
+   * the turn's Ready: one append and one MsgApp per follower for all of them, where one call each would make
+   * Raft send a MsgApp (and each follower answer a MsgAppResp) per proposal.
+   */
+  propose(data: Uint8Array, done: (err: Error | undefined) => void): void {
+    this.batch.push(data);
+    this.batchDone.push(done);
     this.schedule();
-    return err;
   }
 
   /** proposeConfChange proposes a membership change. */
@@ -206,6 +213,17 @@ export class RaftDriver {
     });
   }
 
+  /** flushProposals hands the batched proposals to Raft in one MsgProp and tells each proposer the outcome. */
+  private flushProposals(): void {
+    if (this.batch.length === 0) return;
+    const datas = this.batch;
+    const done = this.batchDone;
+    this.batch = [];
+    this.batchDone = [];
+    const err = datas.length === 1 ? this.node.propose(datas[0] as Uint8Array) : this.node.proposeMany(datas);
+    for (const d of done) d(err);
+  }
+
   private onTick(): void {
     const now = performance.now();
     const late = now - this.lastTickMs;
@@ -232,6 +250,7 @@ export class RaftDriver {
     if (this.processing || this.stopped) return;
     this.processing = true;
     try {
+      this.flushProposals();
       while (this.node.hasReady()) {
         const rd = this.node.ready();
         if (rd.softState) {
@@ -268,6 +287,7 @@ export class RaftDriver {
         if (rd.readStates.length > 0) this.app.onReadStates(rd.readStates);
         this.node.advance(rd);
         this.app.afterReady();
+        this.flushProposals();
       }
     } finally {
       this.processing = false;
