@@ -1,9 +1,9 @@
 // npm run bench -- startup: how long a member process takes from spawn to serving, and the CPU it burns on
-// the way — ours as the lab runs it (`node dist/etcd.mjs`, through the V8 code cache), ours with the cache off
-// (ETCD_LAB_CODE_CACHE=0), ours as one ES module bundle (how dist/etcd.mjs was built before the code cache;
-// bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4. Variants are interleaved, one
-// of each per round, so load from other users of the machine hits them alike; each round starts a fresh
-// one-member cluster, then restarts it on its data dir. Reported: medians of wall time to "now serving
+// the way — ours as the lab runs it (`node --optimize-for-size dist/etcd.cjs`, through the V8 code cache),
+// ours with the cache off (ETCD_LAB_CODE_CACHE=0), ours as one ES module bundle (how dist/etcd.mjs was built
+// before the code cache; bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4.
+// Variants are interleaved, one of each per round, so load from other users of the machine hits them alike;
+// each round starts a fresh one-member cluster, then restarts it on its data dir. Reported: medians of wall time to "now serving
 // peer/client/metrics" (listeners open) and to "serving client traffic ..." (the line etcd 3.4 and ours print
 // once a leader is elected and client requests are served), and CPU time (user+sys of every thread,
 // /proc/<pid>/task/*/schedstat) at those two moments. The second depends on the election timeout's draw.
@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { freePorts } from "../test/etcdctl/cluster.ts";
+import { memberNodeFlags } from "../engine/cluster/member-binary.ts";
 import { esmBundle, median } from "./before-bundle.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 10);
@@ -98,12 +99,13 @@ export interface StartupBenchRow {
 
 /** benchStartup prints (and returns) the medians of each variant, fresh and restarted. */
 export async function benchStartup(): Promise<StartupBenchRow[]> {
-  const dist = join(repo, "dist", "etcd.mjs");
-  if (!existsSync(dist)) throw new Error("bench startup: dist/etcd.mjs is missing (npm run build)");
+  const dist = join(repo, "dist", "etcd.cjs");
+  if (!existsSync(dist)) throw new Error("bench startup: dist/etcd.cjs is missing (npm run build)");
   const base = { PATH: process.env["PATH"] ?? "" };
+  const lab = [process.execPath, ...memberNodeFlags, dist];
   const variants: [string, string[], NodeJS.ProcessEnv][] = [
-    ["ours (code cache)", [process.execPath, dist], base],
-    ["ours (cache off)", [process.execPath, dist], { ...base, ETCD_LAB_CODE_CACHE: "0" }],
+    ["ours (code cache)", lab, base],
+    ["ours (cache off)", lab, { ...base, ETCD_LAB_CODE_CACHE: "0" }],
     ["ours (ESM bundle)", [process.execPath, await esmBundle("engine/member/main.ts", "bench-startup-etcd")], base],
   ];
   if (existsSync(realEtcd)) variants.push(["real etcd 3.4", [realEtcd, "--unsafe-no-fsync"], base]);

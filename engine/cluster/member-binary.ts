@@ -1,4 +1,4 @@
-// The member binary behind a session: our TypeScript etcd (dist/etcd.mjs, run by this Node) or Debian's real
+// The member binary behind a session: our TypeScript etcd (dist/etcd.cjs, run by this Node) or Debian's real
 // etcd 3.4 (/usr/bin/etcd). Both take the etcd flags the cluster manager passes; only ours has the fault
 // channel (ETCD_LAB_CONTROL_SOCKET), so the real backend's capabilities leave out network and disk faults.
 import { accessSync, constants, existsSync } from "node:fs";
@@ -80,7 +80,7 @@ function executable(path: string): boolean {
 /** resolveMemberBinary returns how to run `backend`, or throws BackendUnavailable saying why not. */
 export function resolveMemberBinary(backend: Backend): MemberBinary {
   if (backend === "ours") {
-    const bundle = join(repoRoot(), "dist", "etcd.mjs");
+    const bundle = join(repoRoot(), "dist", "etcd.cjs");
     if (!existsSync(bundle)) {
       throw new BackendUnavailable(`our etcd is not built: ${bundle} is missing (run npm run build)`);
     }

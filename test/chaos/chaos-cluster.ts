@@ -1,4 +1,4 @@
-// A thin cluster harness for fault injection: N real member processes of our etcd (dist/etcd.mjs) on OS ports,
+// A thin cluster harness for fault injection: N real member processes of our etcd (dist/etcd.cjs) on OS ports,
 // started with extra flags (the chaos runs take snapshots often, so snapshot transfer and log compaction are
 // under fault too), and the faults: SIGKILL and restart from the data dir, SIGSTOP/SIGCONT, partitions and
 // slow fsync through each member's fault channel. It is built from engine/cluster's pieces (MemberProcess,

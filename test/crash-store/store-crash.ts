@@ -1,4 +1,4 @@
-// The full-store crash test: a cluster of real member processes (dist/etcd.mjs) takes concurrent writes —
+// The full-store crash test: a cluster of real member processes (dist/etcd.cjs) takes concurrent writes —
 // puts, and txns of up to three puts and a delete on distinct keys, every value unique — and the WHOLE store
 // (every member at once) is SIGKILLed at a random point, sometimes again while it is still recovering. After
 // every restart the cluster must take a write again (the probe), and then, up to the probe's revision: every

@@ -1,4 +1,4 @@
-// Test harness for member-level tests: a cluster of real member processes — ours (dist/etcd.mjs under this
+// Test harness for member-level tests: a cluster of real member processes — ours (dist/etcd.cjs under this
 // Node) or Debian's real etcd 3.4 (/usr/bin/etcd) — on OS-assigned ports in a temp dir, with the controls the
 // tests need: start more members (join as `existing`), restart, SIGTERM/SIGKILL, read a member's zap log.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -16,7 +16,7 @@ export type ServerKind = "ours" | "real";
 export const realEtcdPath = "/usr/bin/etcd";
 /** realEtcdctlPath is Debian's etcd-client binary. */
 export const realEtcdctlPath = "/usr/bin/etcdctl";
-const ourBundle = join(import.meta.dirname, "../../dist/etcd.mjs");
+const ourBundle = join(import.meta.dirname, "../../dist/etcd.cjs");
 
 /** haveReal reports whether the real etcd 3.4 binaries are installed; without them it warns loudly (or throws under ETCD_LAB_CI=1). */
 export function haveReal(): boolean {
