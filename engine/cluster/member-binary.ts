@@ -57,11 +57,11 @@ export function unsupportedReason(backend: Backend, control: string): string {
 }
 
 /**
- * memberNodeFlags are the V8 flags of our member processes. --optimize-for-size keeps V8's heaps small (it grows
- * them less eagerly): measured on a loaded 3-member cluster, 135 MiB PSS instead of 225 MiB with the same put
- * and get rates and CPU per request (docs/lab-engine.md, Numbers).
+ * memberNodeFlags are the V8 flags of our member processes. A young generation of at most 2 MiB per semi-space
+ * (Node's default grows it to 16) keeps a loaded member ~15 MiB smaller; --optimize-for-size would save ~10 MiB
+ * more but costs 20–40 % more CPU per put under load (docs/lab-engine.md, Numbers).
  */
-export const memberNodeFlags: readonly string[] = ["--optimize-for-size"];
+export const memberNodeFlags: readonly string[] = ["--max-semi-space-size=2"];
 
 /** realEtcdPath is the real etcd binary: $ETCD_LAB_REAL_ETCD or /usr/bin/etcd. */
 export function realEtcdPath(): string {
