@@ -1,4 +1,5 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -108,6 +109,39 @@ describe("PeerTransport", () => {
     expect(got.b.map((m) => m.index)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(await a.request(2n, "renew", { id: "5" }, 1000)).toEqual({ echo: { id: "5" }, from: "1", method: "renew" });
     await expect(a.request(2n, "fail", {}, 1000)).rejects.toThrow("etcdserver: requested lease not found");
+  });
+
+  it("writes the frames of one send to a peer in one system call", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "peer-"));
+    const { a, b, got } = await pair(dir);
+    cleanup.push(
+      () => a.close(),
+      () => b.close(),
+      () => rmSync(dir, { recursive: true }),
+    );
+    a.send([msg(1n, 2n)]);
+    await until(() => got.b.length === 1);
+    type WriteFn = (this: Socket, ...args: unknown[]) => unknown;
+    const proto = Socket.prototype as unknown as { _write: WriteFn; _writev: WriteFn };
+    const { _write: write, _writev: writev } = proto;
+    const writes: number[] = []; // frames per write
+    proto._write = function (...args) {
+      writes.push(1);
+      return write.apply(this, args);
+    };
+    proto._writev = function (...args) {
+      writes.push((args[0] as unknown[]).length);
+      return writev.apply(this, args);
+    };
+    try {
+      a.send([1, 2, 3, 4, 5].map((i) => msg(1n, 2n, MessageType.MsgApp, { index: i as LogIndex })));
+    } finally {
+      proto._write = write;
+      proto._writev = writev;
+    }
+    expect(writes).toEqual([5]);
+    await until(() => got.b.length === 6);
+    expect(got.b.slice(1).map((m) => m.index)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it("drops and delays traffic on the lab's orders, and heals", async () => {

@@ -228,21 +228,24 @@ export class PeerTransport {
     // The frames of one call leave in one write per peer (corked until the end of the call): a Ready often
     // holds several messages to the same peer, and each write is a system call that wakes the peer.
     let corked: Socket[] | undefined;
-    for (const m of msgs) {
-      const p = this.peers.get(m.to);
-      if (!p) continue;
-      if (this.dropOut.has(p.name)) continue;
-      if (m.type === MessageType.MsgSnap) {
-        void this.sendSnapshot(p, m);
-        continue;
+    try {
+      for (const m of msgs) {
+        const p = this.peers.get(m.to);
+        if (!p) continue;
+        if (this.dropOut.has(p.name)) continue;
+        if (m.type === MessageType.MsgSnap) {
+          void this.sendSnapshot(p, m);
+          continue;
+        }
+        if (msgs.length > 1 && p.ready && p.sock && !p.sock.writableCorked) {
+          p.sock.cork();
+          (corked ??= []).push(p.sock);
+        }
+        this.enqueue(p, encodeFrame(FrameKind.Raft, this.opts.codec.encode(m)), () => this.opts.onUnreachable(m.to));
       }
-      if (msgs.length > 1 && p.ready && p.sock && !p.sock.writableCorked) {
-        p.sock.cork();
-        (corked ??= []).push(p.sock);
-      }
-      this.enqueue(p, encodeFrame(FrameKind.Raft, this.opts.codec.encode(m)), () => this.opts.onUnreachable(m.to));
+    } finally {
+      if (corked) for (const s of corked) s.uncork();
     }
-    if (corked) for (const s of corked) s.uncork();
   }
 
   /** request makes a unary call to a peer (used to reach the leader: lease renew, time-to-live, ...). */
