@@ -1,5 +1,5 @@
 // npm run bench -- startup: how long a member process takes from spawn to serving, and the CPU it burns on
-// the way — ours as the lab runs it (`node --max-semi-space-size=2 dist/etcd.cjs`, through the V8 code cache),
+// the way — ours as the lab runs it (`node dist/etcd.cjs`, through the V8 code cache),
 // ours with the cache off (ETCD_LAB_CODE_CACHE=0), ours as one ES module bundle (how dist/etcd.mjs was built
 // before the code cache; bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4.
 // Variants are interleaved, one of each per round, so load from other users of the machine hits them alike;

@@ -57,11 +57,12 @@ export function unsupportedReason(backend: Backend, control: string): string {
 }
 
 /**
- * memberNodeFlags are the V8 flags of our member processes. A young generation of at most 2 MiB per semi-space
- * (Node's default grows it to 16) keeps a loaded member ~15 MiB smaller; --optimize-for-size would save ~10 MiB
- * more but costs 20–40 % more CPU per put under load (docs/lab-engine.md, Numbers).
+ * memberNodeFlags are the V8 flags of our member processes: none. Any V8 flag changes V8's flag hash, so Node
+ * compiles its own built-in modules (http2, net, tls, ...) without their embedded code cache: ~20 ms more CPU per
+ * member start. `--max-semi-space-size=2` would keep a loaded member ~15 MiB smaller, `--optimize-for-size` ~25
+ * MiB, the latter at 20–40 % more CPU per put (docs/lab-engine.md, Numbers).
  */
-export const memberNodeFlags: readonly string[] = ["--max-semi-space-size=2"];
+export const memberNodeFlags: readonly string[] = [];
 
 /** realEtcdPath is the real etcd binary: $ETCD_LAB_REAL_ETCD or /usr/bin/etcd. */
 export function realEtcdPath(): string {
