@@ -95,14 +95,20 @@ describe("PeerTransport", () => {
     for (const c of cleanup.splice(0)) await c();
   });
 
-  it("delivers raft messages in order both ways and answers requests", async () => {
+  /** started makes a pair in a fresh directory, closed and removed after the test. */
+  async function started(clusterB?: bigint) {
     const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b, got } = await pair(dir);
+    const p = await pair(dir, clusterB);
     cleanup.push(
-      () => a.close(),
-      () => b.close(),
+      () => p.a.close(),
+      () => p.b.close(),
       () => rmSync(dir, { recursive: true }),
     );
+    return { ...p, dir };
+  }
+
+  it("delivers raft messages in order both ways and answers requests", async () => {
+    const { a, b, got } = await started();
     for (let i = 1; i <= 50; i++) a.send([msg(1n, 2n, MessageType.MsgApp, { index: i as LogIndex })]);
     b.send([msg(2n, 1n)]);
     await until(() => got.b.length === 50 && got.a.length === 1);
@@ -112,13 +118,7 @@ describe("PeerTransport", () => {
   });
 
   it("writes the frames of one send to a peer in one system call", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b, got } = await pair(dir);
-    cleanup.push(
-      () => a.close(),
-      () => b.close(),
-      () => rmSync(dir, { recursive: true }),
-    );
+    const { a, got } = await started();
     a.send([msg(1n, 2n)]);
     await until(() => got.b.length === 1);
     type WriteFn = (this: Socket, ...args: unknown[]) => unknown;
@@ -145,13 +145,7 @@ describe("PeerTransport", () => {
   });
 
   it("drops and delays traffic on the lab's orders, and heals", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b, got } = await pair(dir);
-    cleanup.push(
-      () => a.close(),
-      () => b.close(),
-      () => rmSync(dir, { recursive: true }),
-    );
+    const { a, b, got } = await started();
     a.send([msg(1n, 2n)]);
     await until(() => got.b.length === 1);
     b.drop(["m1"], "in");
@@ -169,13 +163,7 @@ describe("PeerTransport", () => {
   });
 
   it("transfers a snapshot db on its own connection and reports success", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b, got, snapStatus } = await pair(dir);
-    cleanup.push(
-      () => a.close(),
-      () => b.close(),
-      () => rmSync(dir, { recursive: true }),
-    );
+    const { a, got, snapStatus, dir } = await started();
     const snapMsg = msg(1n, 2n, MessageType.MsgSnap, {
       snapshot: {
         data: new Uint8Array([1, 2]),
@@ -196,13 +184,7 @@ describe("PeerTransport", () => {
   });
 
   it("tells a joining member who is in the cluster", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b } = await pair(dir);
-    cleanup.push(
-      () => a.close(),
-      () => b.close(),
-      () => rmSync(dir, { recursive: true }),
-    );
+    const { a } = await started();
     const port = a.addresses()[0]?.port;
     const info = await PeerTransport.fetchCluster(["http://127.0.0.1:1", `http://127.0.0.1:${port}`], 1000);
     expect(info.clusterId).toBe(7n);
@@ -211,13 +193,7 @@ describe("PeerTransport", () => {
   });
 
   it("refuses a peer from another cluster", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const { a, b, got, unreachable } = await pair(dir, 8n);
-    cleanup.push(
-      () => a.close(),
-      () => b.close(),
-      () => rmSync(dir, { recursive: true }),
-    );
+    const { a, got, unreachable } = await started(8n);
     a.send([msg(1n, 2n)]);
     await new Promise((r) => setTimeout(r, 300));
     expect(got.b.length).toBe(0);
