@@ -8,15 +8,7 @@ import { testBackends } from "./testing.ts";
 import type { LabEventBody } from "../session/event-types.ts";
 import type { ClusterRpc } from "./cluster-rpc.ts";
 import { ClusterControlError } from "./control-error.ts";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidExists as alive } from "./pid.ts";
 
 function procState(pid: number): string {
   return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] ?? "?";

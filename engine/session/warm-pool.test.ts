@@ -8,15 +8,7 @@ import { connectEtcd } from "./etcd-connection.ts";
 import { SessionManager } from "./session-manager.ts";
 import { shapeKey } from "./warm-pool.ts";
 import { seedPlan } from "../kube/seed-plan.ts";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidExists as alive } from "../cluster/pid.ts";
 
 async function until(what: string, cond: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

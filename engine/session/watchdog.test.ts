@@ -2,15 +2,7 @@ import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { Watchdog, killMarked, markerEnv } from "./watchdog.ts";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { pidExists as alive } from "../cluster/pid.ts";
 
 async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

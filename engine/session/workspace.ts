@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFile, readdir, stat } from "node:fs/promises";
 import type { WorkspaceFiles } from "../lab-api.ts";
+import { pidExists } from "../cluster/pid.ts";
 
 /** labHome is $ETCD_LAB_HOME or <os tmpdir>/etcd-lab-<uid>. */
 export function labHome(): string {
@@ -55,21 +56,12 @@ export function removeStaleWorkspaces(home: string, currentRunId: string): numbe
     } catch {
       owner = null;
     }
-    if (owner && owner.runId !== currentRunId && pidAlive(owner.pid)) continue; // another live server's
+    if (owner && owner.runId !== currentRunId && pidExists(owner.pid)) continue; // another live server's
     if (owner?.runId === currentRunId) continue;
     rmSync(dir, { recursive: true, force: true });
     removed++;
   }
   return removed;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** WorkspacePathError is a path that leaves the workspace. */

@@ -8,6 +8,7 @@ import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePorts } from "../../engine/cluster/ports.ts";
+import { pidExists } from "../../engine/cluster/pid.ts";
 
 /** ServerKind picks the member binary: this repo's etcd or Debian's real etcd 3.4. */
 export type ServerKind = "ours" | "real";
@@ -320,14 +321,7 @@ export function httpGetUrl(url: string, tls?: TlsFiles, method = "GET"): Promise
 
 /** killAndWait SIGKILLs a process that is not our child and waits (up to 5 s) until it is gone. */
 async function killAndWait(pid: number): Promise<void> {
-  const alive = (): boolean => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
+  const alive = (): boolean => pidExists(pid);
   if (!alive()) return;
   try {
     process.kill(pid, "SIGCONT");
