@@ -26,9 +26,11 @@ import { RaftDriver } from "./raft-driver.ts";
 const ids = [1n, 2n, 3n] as NodeId[];
 const dirs: string[] = [];
 const drivers: RaftDriver[] = [];
+const wals: Wal[] = [];
 
 afterEach(() => {
   for (const d of drivers.splice(0)) d.stop();
+  for (const w of wals.splice(0)) w.close();
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
@@ -56,10 +58,12 @@ function cluster(): Net {
     } as unknown as PeerTransport;
     const applied: string[] = [];
     net.applied.set(id, applied);
+    const wal = Wal.create(join(dir, "wal"), new Uint8Array(0), { segmentBytes: 1 << 20 });
+    wals.push(wal);
     const driver = new RaftDriver({
       raft: { id, electionTicks: 10, heartbeatTicks: 1, preVote: true, checkQuorum: true, rng: seededRng(i + 1) },
       storage: new MemoryStorage(),
-      wal: Wal.create(join(dir, "wal"), new Uint8Array(0), { segmentBytes: 1 << 20 }),
+      wal,
       snapshotter: new Snapshotter(join(dir, "snap")),
       transport,
       app: {
