@@ -7,7 +7,7 @@ import { ControlClient } from "../../engine/cluster/control-client.ts";
 import { ETCD_VERSION } from "../../engine/common/version.ts";
 import { EtcdClient } from "../../engine/client/index.ts";
 import { GrpcChannel, unaryCall } from "../../engine/grpc/index.ts";
-import { KVService, RangeRequest } from "../../engine/proto/gen/etcdserverpb.ts";
+import { KVService, PutRequest, RangeRequest, RequestOp } from "../../engine/proto/gen/etcdserverpb.ts";
 import { TestCluster } from "./harness.ts";
 
 const enc = new TextEncoder();
@@ -318,6 +318,21 @@ describe("a 3-member cluster of ours", () => {
       await ctl.request({ op: "fsync-delay", ms: 0 });
       ctl.close();
     }
+    // One apply well over the 1 ms warning on any machine: a txn of 128 puts of 4 KiB (a single small put can
+    // apply in under 1 ms once V8 has compiled the path).
+    const c = client(["m1"], 15_000);
+    try {
+      const value = new Uint8Array(4096).fill(0x61);
+      const success = Array.from({ length: 128 }, (_, i) =>
+        RequestOp.create({ requestPut: PutRequest.create({ key: enc.encode(`slow-apply/${i}`), value }) }),
+      );
+      await c.txn({ success });
+    } finally {
+      c.close();
+    }
+    await until("a slow apply in m1's log", async () =>
+      /"msg":"apply request took too long"/.test(cluster.log("m1")) ? true : undefined,
+    );
     expect(cluster.log("m1")).toMatch(/"msg":"apply request took too long"/);
   });
 
