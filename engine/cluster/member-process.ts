@@ -32,11 +32,15 @@ export interface SpawnSpec {
 /** logBytesMax bounds a member's log file: past it the file is truncated (etcd's own logs rotate too). */
 export const logBytesMax = 8 * 1024 * 1024;
 
-/** memberEnv builds a member's environment: ours minus every ETCD_* (etcd reads them as flags). */
+/**
+ * memberEnv builds a member's environment: ours minus every ETCD_* (etcd reads them as flags) and minus
+ * NODE_EXTRA_CA_CERTS. Node parses that CA bundle while it starts, ~45 ms of each member's start on this machine
+ * (docs/lab-engine.md), and a member never uses it: its TLS trusts only the CA files its flags name.
+ */
 export function memberEnv(extra: Record<string, string>, guard: ProcessGuard): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (v === undefined || k.startsWith("ETCD_") || k.startsWith("ETCDCTL_")) continue;
+    if (v === undefined || k.startsWith("ETCD_") || k.startsWith("ETCDCTL_") || k === "NODE_EXTRA_CA_CERTS") continue;
     env[k] = v;
   }
   return { ...env, ...extra, [markerEnv]: guard.runId };
