@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -67,6 +67,28 @@ describe("Wal create / save / readAll", () => {
     expect(b[23]).toBe(0x80 | ((8 - (len % 8)) % 8));
     expect(b.subarray(24, 26).toString("hex")).toBe("0801");
     expect(b.subarray(24, 24 + len).includes(Buffer.from(META))).toBe(true);
+  });
+
+  it("holds a save that needs no sync (a new commit index) in memory until the next sync, as etcd does", () => {
+    const w = Wal.create(dir, META, { segmentBytes: 1 << 20 });
+    w.save(hs(1, 0), [ent(1), ent(2)]);
+    const seg = join(dir, "0000000000000000-0000000000000000.wal");
+    const synced = readFileSync(seg);
+    w.save(hs(1, 2), []);
+    expect(readFileSync(seg).equals(synced)).toBe(true);
+    // A crash now (the files as they are) loses only the commit index.
+    const crashed = join(root, "crashed");
+    cpSync(dir, crashed, { recursive: true });
+    const c1 = Wal.open(crashed, { index: 0, term: 0 });
+    const r1 = c1.readAll();
+    expect([r1.hardState, brief(r1.entries)]).toEqual([hs(1, 0), ["1/1/v1", "2/1/v2"]]);
+    c1.close();
+    w.save(hs(1, 2), [ent(3)]);
+    expect(readFileSync(seg).equals(synced)).toBe(false);
+    w.close();
+    const { w: w2, c } = reopen();
+    expect([c.hardState, brief(c.entries)]).toEqual([hs(1, 2), ["1/1/v1", "2/1/v2", "3/1/v3"]]);
+    w2.close();
   });
 
   it("reads back metadata, the last hard state and every entry", () => {

@@ -181,8 +181,10 @@ export class Wal {
 
   /**
    * save appends `entries` and then `hardState` (skipped when empty) and, when Raft requires it (new
-   * entries, or a term/vote change), fdatasyncs before returning: on return they are durable. When the
-   * segment has reached its size it is cut, which also syncs.
+   * entries, or a term/vote change), fdatasyncs before returning: on return they are durable. A save Raft
+   * need not sync (a new commit index only) stays in the encoder's buffer until the next sync, cut or close,
+   * as in etcd's page writer: no write(2) on the way from a quorum's acks to the apply, and a crash loses
+   * only a commit index Raft learns again. When the segment has reached its size it is cut, which also syncs.
    */
   save(hardState: HardState, entries: readonly Entry[]): void {
     this.mustBe("append");
@@ -196,7 +198,6 @@ export class Wal {
     this.saveState(hardState);
     if (this.writeOff + enc.pendingBytes < this.segmentBytes) {
       if (mustSync) this.sync();
-      else enc.flush();
       return;
     }
     this.cut();
