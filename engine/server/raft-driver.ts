@@ -220,7 +220,7 @@ export class RaftDriver {
     const done = this.batchDone;
     this.batch = [];
     this.batchDone = [];
-    const err = datas.length === 1 ? this.node.propose(datas[0] as Uint8Array) : this.node.proposeMany(datas);
+    const err = this.node.proposeMany(datas);
     for (const d of done) d(err);
   }
 
