@@ -1,9 +1,9 @@
 // npm run bench -- startup: how long a member process takes from spawn to serving, and the CPU it burns on
-// the way — ours as the lab runs it (`node dist/etcd.cjs`, through the V8 code cache),
-// ours with the cache off (ETCD_LAB_CODE_CACHE=0), ours as one ES module bundle (how dist/etcd.mjs was built
-// before the code cache; bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4.
-// Variants are interleaved, one of each per round, so load from other users of the machine hits them alike;
-// each round starts a fresh one-member cluster, then restarts it on its data dir. Reported: medians of wall time to "now serving
+// the way — ours as the lab runs it (`node dist/etcd.cjs`, through the V8 code cache), ours with the cache off
+// (ETCD_LAB_CODE_CACHE=0), ours as one ES module bundle (how dist/etcd.mjs was built before the code cache;
+// bundled here into node_modules/.cache/etcd-lab), and Debian's real etcd 3.4. Variants are interleaved, one of
+// each per round, so load from other users of the machine hits them alike; each round starts a fresh one-member
+// cluster, then restarts it on its data dir. Reported: medians of wall time to "now serving
 // peer/client/metrics" (listeners open) and to "serving client traffic ..." (the line etcd 3.4 and ours print
 // once a leader is elected and client requests are served), and CPU time (user+sys of every thread,
 // /proc/<pid>/task/*/schedstat) at those two moments. The second depends on the election timeout's draw.
