@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { seededRng } from "../common/rng.ts";
-import { nopLogger } from "../log/zap.ts";
+import { ZapLogger } from "../log/zap.ts";
 import { Registry } from "../metrics/registry.ts";
 import type { PeerTransport } from "../peer/transport.ts";
 import {
@@ -21,6 +21,7 @@ import {
 } from "../raft/index.ts";
 import { Snapshotter } from "../snap/snapshotter.ts";
 import { Wal } from "../wal/wal.ts";
+import { formatId } from "./ids.ts";
 import { RaftDriver } from "./raft-driver.ts";
 
 const ids = [1n, 2n, 3n] as NodeId[];
@@ -36,6 +37,9 @@ afterEach(() => {
 
 interface Net {
   nodes: Map<NodeId, RaftDriver>;
+  /** logs holds each member's log lines; registries its metrics. */
+  logs: Map<NodeId, string[]>;
+  registries: Map<NodeId, Registry>;
   /** sent lists every message that left a member, in order. */
   sent: Message[];
   /** applied holds each member's applied normal entries with data. */
@@ -43,8 +47,8 @@ interface Net {
 }
 
 /** cluster starts three drivers over an in-process network (delivery on a later turn, as over a socket). */
-function cluster(): Net {
-  const net: Net = { nodes: new Map(), sent: [], applied: new Map() };
+function cluster(heartbeatMs = 1000): Net {
+  const net: Net = { nodes: new Map(), logs: new Map(), registries: new Map(), sent: [], applied: new Map() };
   for (const [i, id] of ids.entries()) {
     const dir = mkdtempSync(join(tmpdir(), "raft-driver-"));
     dirs.push(dir);
@@ -60,6 +64,10 @@ function cluster(): Net {
     net.applied.set(id, applied);
     const wal = Wal.create(join(dir, "wal"), new Uint8Array(0), { segmentBytes: 1 << 20 });
     wals.push(wal);
+    const lines: string[] = [];
+    net.logs.set(id, lines);
+    const registry = new Registry();
+    net.registries.set(id, registry);
     const driver = new RaftDriver({
       raft: { id, electionTicks: 10, heartbeatTicks: 1, preVote: true, checkQuorum: true, rng: seededRng(i + 1) },
       storage: new MemoryStorage(),
@@ -77,9 +85,9 @@ function cluster(): Net {
         onSoftState: () => undefined,
         afterReady: () => undefined,
       },
-      heartbeatMs: 1000,
-      logger: nopLogger,
-      registry: new Registry(),
+      heartbeatMs,
+      logger: new ZapLogger({ level: "warn", write: (l) => lines.push(l), nowMs: () => 0 }),
+      registry,
     });
     driver.node.bootstrap(ids.map((p) => ({ id: p })));
     net.nodes.set(id, driver);
@@ -151,5 +159,44 @@ describe("RaftDriver proposal batching", () => {
     for (const d of net.nodes.values()) d.start();
     const answers = await propose(net.nodes.get(ids[1] as NodeId) as RaftDriver, ["p", "q"]);
     expect(answers.map((e) => (e instanceof ProposalDroppedError ? e.reason : e))).toEqual(["no-leader", "no-leader"]);
+  });
+});
+
+describe("RaftDriver heartbeat timeout detector", () => {
+  it("warns, naming each follower, when the leader's thread held its heartbeats past two intervals", async () => {
+    const net = cluster(20);
+    const leader = await elect(net);
+    const warnings = net.logs.get(ids[0] as NodeId) as string[];
+    warnings.length = 0;
+    net.sent.length = 0;
+    await until(() => net.sent.filter((m) => m.type === MessageType.MsgHeartbeat).length >= 2, "heartbeats");
+    // Block the thread for ten heartbeat intervals, as a slow fdatasync would.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+    await until(() => warnings.length >= 2, "two warnings");
+    const lines = warnings.slice(0, 2).map((l) => JSON.parse(l) as Record<string, string>);
+    expect(lines.map((l) => l["to"]).sort()).toEqual([formatId(ids[1] as NodeId), formatId(ids[2] as NodeId)].sort());
+    for (const l of lines) {
+      expect(l).toMatchObject({
+        level: "warn",
+        msg: "leader failed to send out heartbeat on time; took too long, leader is overloaded likely from slow disk",
+        "heartbeat-interval": "20ms",
+        "expected-duration": "40ms",
+      });
+      // Blocked for 200 ms: the gap since the last heartbeat exceeds 40 ms by at least ~160 ms.
+      expect(l["exceeded-duration"]).toMatch(/^(1[5-9]\d|[2-9]\d\d)(\.\d+)?ms$|^\d+(\.\d+)?s$/);
+    }
+    const exposed = (net.registries.get(ids[0] as NodeId) as Registry).expose();
+    expect(exposed).toContain(`etcd_server_heartbeat_send_failures_total ${warnings.length}\n`);
+    expect(leader.raftState).toBe(StateType.Leader);
+  });
+
+  it("stays quiet while heartbeats leave on time", async () => {
+    // 100 ms heartbeats: only a stall of over 100 ms (none here) would be reported.
+    const net = cluster(100);
+    await elect(net);
+    const warnings = net.logs.get(ids[0] as NodeId) as string[];
+    await new Promise((r) => setTimeout(r, 500));
+    expect(net.sent.filter((m) => m.type === MessageType.MsgHeartbeat).length).toBeGreaterThanOrEqual(4);
+    expect(warnings).toEqual([]);
   });
 });

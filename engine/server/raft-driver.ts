@@ -1,12 +1,13 @@
 // RaftDriver is the one place that owns the Raft core's world: the tick timer, the WAL and snapshot files,
 // the raft MemoryStorage and the peer transport. It runs the Ready loop exactly in the order the core's
 // Ready contract states, and hands committed work to the server (the application) through RaftApplication.
-import type { Logger } from "../log/zap.ts";
+import { formatGoDuration, type Logger } from "../log/zap.ts";
 import type { Registry } from "../metrics/registry.ts";
 import type { PeerTransport } from "../peer/transport.ts";
 import type { MemoryStorage } from "../raft/index.ts";
 import {
   EntryType,
+  MessageType,
   RawNode,
   StateType,
   emptyHardState,
@@ -24,6 +25,7 @@ import {
 } from "../raft/index.ts";
 import type { Snapshotter } from "../snap/snapshotter.ts";
 import type { Wal } from "../wal/wal.ts";
+import { formatId } from "./ids.ts";
 
 /** RaftApplication is the server side of the driver: what to do with committed work. */
 export interface RaftApplication {
@@ -67,7 +69,8 @@ export class RaftDriver {
   private batchDone: ((err: Error | undefined) => void)[] = [];
   private processing = false;
   private stopped = false;
-  private lastTickMs = 0;
+  /** heartbeatSentMs is when this leader last sent each follower a heartbeat (etcd's timeoutDetector). */
+  private readonly heartbeatSentMs = new Map<NodeId, number>();
   private readonly heartbeatMs: number;
   /** raftState is this node's role after the last Ready. */
   raftState: StateType = StateType.Follower;
@@ -104,7 +107,6 @@ export class RaftDriver {
 
   /** start begins ticking (one tick per heartbeat interval). */
   start(): void {
-    this.lastTickMs = performance.now();
     this.ticker = setInterval(() => this.onTick(), this.heartbeatMs);
     this.schedule();
   }
@@ -225,24 +227,34 @@ export class RaftDriver {
   }
 
   private onTick(): void {
+    this.node.tick();
+    this.processReady();
+  }
+
+  // send sends a Ready's messages. A leader's heartbeat to a follower coming more than two heartbeat intervals
+  // after the last one (the thread was blocked: a slow fdatasync, a long apply) is reported as etcd's timeout
+  // detector reports it: a warning naming the follower, and etcd_server_heartbeat_send_failures_total.
+  private send(msgs: readonly Message[]): void {
     const now = performance.now();
-    const late = now - this.lastTickMs;
-    this.lastTickMs = now;
-    if (this.raftState === StateType.Leader && late > 2 * this.heartbeatMs) {
+    for (const m of msgs) {
+      if (m.type !== MessageType.MsgHeartbeat) continue;
+      const last = this.heartbeatSentMs.get(m.to);
+      this.heartbeatSentMs.set(m.to, now);
+      const exceededMs = last === undefined ? 0 : now - last - 2 * this.heartbeatMs;
+      if (exceededMs <= 0) continue;
       this.heartbeatSendFailures.inc();
       this.logger.warn(
         "etcdserver/raft.go:416",
         "leader failed to send out heartbeat on time; took too long, leader is overloaded likely from slow disk",
         {
-          to: "",
-          "heartbeat-interval": `${this.heartbeatMs}ms`,
-          "expected-duration": `${2 * this.heartbeatMs}ms`,
-          "exceeded-duration": `${Math.round(late - 2 * this.heartbeatMs)}ms`,
+          to: formatId(m.to),
+          "heartbeat-interval": formatGoDuration(this.heartbeatMs),
+          "expected-duration": formatGoDuration(2 * this.heartbeatMs),
+          "exceeded-duration": formatGoDuration(exceededMs),
         },
       );
     }
-    this.node.tick();
-    this.processReady();
+    this.transport.send(msgs);
   }
 
   /** processReady handles every pending Ready in the core's order (see engine/raft Ready). */
@@ -257,11 +269,12 @@ export class RaftDriver {
           this.lead = rd.softState.lead;
           this.raftState = rd.softState.raftState;
           this.app.onSoftState(rd.softState.lead, rd.softState.raftState);
+          this.heartbeatSentMs.clear();
         }
         const leader = this.raftState === StateType.Leader;
         // A leader may send before its own write is durable (Raft thesis §10.2.1): followers can't commit
         // without it, and the leader counts itself only after advance().
-        if (leader) this.transport.send(rd.messages);
+        if (leader) this.send(rd.messages);
         if (rd.snapshot && !isEmptySnap(rd.snapshot)) {
           this.snapshotter.saveSnap(rd.snapshot);
           this.wal.saveSnapshot({
@@ -281,7 +294,7 @@ export class RaftDriver {
           this.commit = rd.hardState.commit;
         }
         if (rd.entries.length > 0) this.storage.append(rd.entries);
-        if (!leader) this.transport.send(rd.messages);
+        if (!leader) this.send(rd.messages);
         if (rd.snapshot && !isEmptySnap(rd.snapshot)) this.app.applySnapshot(rd.snapshot);
         if (rd.committedEntries.length > 0) this.app.applyEntries(rd.committedEntries);
         if (rd.readStates.length > 0) this.app.onReadStates(rd.readStates);
