@@ -26,6 +26,7 @@ import {
 import type { Snapshotter } from "../snap/snapshotter.ts";
 import type { Wal } from "../wal/wal.ts";
 import { formatId } from "./ids.ts";
+import { TimeoutDetector } from "./timeout-detector.ts";
 
 /** RaftApplication is the server side of the driver: what to do with committed work. */
 export interface RaftApplication {
@@ -69,9 +70,9 @@ export class RaftDriver {
   private batchDone: ((err: Error | undefined) => void)[] = [];
   private processing = false;
   private stopped = false;
-  /** heartbeatSentMs is when this leader last sent each follower a heartbeat (etcd's timeoutDetector). */
-  private readonly heartbeatSentMs = new Map<NodeId, number>();
   private readonly heartbeatMs: number;
+  /** heartbeats times this leader's heartbeats to each follower (late ones are reported). */
+  private readonly heartbeats: TimeoutDetector;
   /** raftState is this node's role after the last Ready. */
   raftState: StateType = StateType.Follower;
   /** lead is the leader this node knows after the last Ready. */
@@ -89,6 +90,7 @@ export class RaftDriver {
     this.app = opts.app;
     this.logger = opts.logger;
     this.heartbeatMs = opts.heartbeatMs;
+    this.heartbeats = new TimeoutDetector(2 * opts.heartbeatMs);
     const raftLog = opts.logger.named?.("raft") ?? opts.logger;
     this.node = new RawNode({ ...opts.raft, logger: raftLogger(raftLog) }, this.storage);
     const hs = this.storage.initialState().hardState;
@@ -238,10 +240,8 @@ export class RaftDriver {
     const now = performance.now();
     for (const m of msgs) {
       if (m.type !== MessageType.MsgHeartbeat) continue;
-      const last = this.heartbeatSentMs.get(m.to);
-      this.heartbeatSentMs.set(m.to, now);
-      const exceededMs = last === undefined ? 0 : now - last - 2 * this.heartbeatMs;
-      if (exceededMs <= 0) continue;
+      const exceededMs = this.heartbeats.observe(m.to, now);
+      if (exceededMs === 0) continue;
       this.heartbeatSendFailures.inc();
       this.logger.warn(
         "etcdserver/raft.go:416",
@@ -269,7 +269,7 @@ export class RaftDriver {
           this.lead = rd.softState.lead;
           this.raftState = rd.softState.raftState;
           this.app.onSoftState(rd.softState.lead, rd.softState.raftState);
-          this.heartbeatSentMs.clear();
+          this.heartbeats.reset();
         }
         const leader = this.raftState === StateType.Leader;
         // A leader may send before its own write is durable (Raft thesis §10.2.1): followers can't commit
