@@ -5,7 +5,8 @@ import { LmdbBackend } from "../../backend/lmdb-backend.ts";
 import { StateMachine } from "../state-machine.ts";
 import { walEntry } from "./crash-wal.ts";
 
-const [dir = "", maxArg = "100000"] = process.argv.slice(2);
+// With no limit argument it applies until it is killed: a run that ends on its own could not test a crash.
+const [dir = "", maxArg = String(Number.MAX_SAFE_INTEGER)] = process.argv.slice(2);
 const backend = LmdbBackend.open({ path: join(dir, "member", "snap", "db") });
 const sm = new StateMachine({
   backend,
