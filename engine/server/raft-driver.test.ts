@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { seededRng } from "../common/rng.ts";
 import { ZapLogger } from "../log/zap.ts";
+import { parseGoDurationMs } from "../member/go-flag.ts";
 import { Registry } from "../metrics/registry.ts";
 import type { PeerTransport } from "../peer/transport.ts";
 import {
@@ -175,7 +176,7 @@ describe("RaftDriver heartbeat timeout detector", () => {
     const late = (): Record<string, string>[] =>
       warnings
         .map((l) => JSON.parse(l) as Record<string, string>)
-        .filter((l) => goDurationMs(l["exceeded-duration"] ?? "") >= 290);
+        .filter((l) => (parseGoDurationMs(l["exceeded-duration"] ?? "") ?? 0) >= 290);
     await until(() => late().length >= 2, "a warning for each follower");
     expect(late().map((l) => l["to"])).toEqual(
       expect.arrayContaining([formatId(ids[1] as NodeId), formatId(ids[2] as NodeId)]),
@@ -193,9 +194,3 @@ describe("RaftDriver heartbeat timeout detector", () => {
     expect(leader.raftState).toBe(StateType.Leader);
   });
 });
-
-/** goDurationMs reads a Go duration in ms or s ("312.5ms", "1.2s"); NaN otherwise. */
-function goDurationMs(d: string): number {
-  const m = /^([\d.]+)(ms|s)$/.exec(d);
-  return m ? Number(m[1]) * (m[2] === "s" ? 1000 : 1) : NaN;
-}
