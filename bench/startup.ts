@@ -12,7 +12,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { freePorts } from "../test/etcdctl/cluster.ts";
+import { freePorts } from "../engine/cluster/ports.ts";
 import { memberNodeFlags } from "../engine/cluster/member-binary.ts";
 import { esmBundle, median } from "./before-bundle.ts";
 

@@ -2,10 +2,10 @@
 // ours (bin/etcd), on ports the OS hands out, in a temporary directory, torn down by stop().
 
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import net from "node:net";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePorts } from "../../engine/cluster/ports.ts";
 
 /** ServerKind selects the member binary: Debian's etcd 3.4 or this repo's bin/etcd. */
 export type ServerKind = "real" | "ours";
@@ -13,24 +13,6 @@ export type ServerKind = "real" | "ours";
 /** realEtcd and ourEtcd are the member binaries. */
 export const realEtcd = "/usr/bin/etcd";
 export const ourEtcd = join(import.meta.dirname, "../../bin/etcd");
-
-/** freePorts asks the OS for n free TCP ports on 127.0.0.1 (bind port 0, read it, release it). */
-export async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const s = net.createServer();
-          s.once("error", reject);
-          s.listen(0, "127.0.0.1", () => resolve(s));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-  return ports;
-}
 
 /** Member is one running member. */
 export interface Member {
@@ -61,10 +43,22 @@ export interface StartOptions {
   quotaBytes?: number;
 }
 
-async function waitHealthy(url: string, deadlineMs: number): Promise<void> {
+/** MemberExited says a member ended while the cluster was starting; `log` is the end of its log. */
+class MemberExited extends Error {
+  constructor(
+    readonly member: string,
+    readonly log: string,
+  ) {
+    super(`member ${member} exited while starting:\n${log}`);
+  }
+}
+
+async function waitHealthy(m: Member, logPath: string, deadlineMs: number): Promise<void> {
+  const logTail = () => (existsSync(logPath) ? readFileSync(logPath, "utf8").slice(-2000) : "");
   while (Date.now() < deadlineMs) {
+    if (m.proc.exitCode !== null || m.proc.signalCode !== null) throw new MemberExited(m.name, logTail());
     try {
-      const res = await fetch(`${url}/health`);
+      const res = await fetch(`${m.clientUrl}/health`, { signal: AbortSignal.timeout(2000) });
       const body = (await res.json()) as { health?: string | boolean };
       if (body.health === "true" || body.health === true) return;
     } catch {
@@ -72,11 +66,29 @@ async function waitHealthy(url: string, deadlineMs: number): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error(`member at ${url} did not become healthy`);
+  throw new Error(`member ${m.name} at ${m.clientUrl} did not become healthy:\n${logTail()}`);
 }
 
-/** startCluster starts a new cluster and waits until every member reports healthy. */
+const startAttempts = 3;
+
+/**
+ * startCluster starts a new cluster and waits until every member reports healthy. The ports were free a moment
+ * before the members bind them; when one was taken meanwhile (another test's server or connection), the member
+ * exits, and the cluster starts again on fresh ports.
+ */
 export async function startCluster(opts: StartOptions): Promise<Cluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (err) {
+      if (!(err instanceof MemberExited && err.log.includes("address already in use")) || attempt === startAttempts) {
+        throw err;
+      }
+    }
+  }
+}
+
+async function startOnce(opts: StartOptions): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), "etcdctl-test-"));
   // Sorted, so that members sort by port the way they sort by name (scripts sort unordered output).
   const ports = (await freePorts(opts.members * 2 + 2)).sort((a, b) => a - b);
@@ -134,7 +146,7 @@ export async function startCluster(opts: StartOptions): Promise<Cluster> {
   };
   try {
     const deadline = Date.now() + 30_000;
-    await Promise.all(members.map((m) => waitHealthy(m.clientUrl, deadline)));
+    await Promise.all(members.map((m) => waitHealthy(m, join(dir, `${m.name}.log`), deadline)));
   } catch (e) {
     await stop();
     throw e;

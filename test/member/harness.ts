@@ -77,6 +77,8 @@ export interface TestMember {
   args: string[];
 }
 
+const startAttempts = 3;
+
 /** TestCluster is a running cluster and its scratch directory. */
 export class TestCluster {
   readonly members: TestMember[] = [];
@@ -85,8 +87,23 @@ export class TestCluster {
     readonly dir: string,
   ) {}
 
-  /** start spawns members m1..m(size) with --initial-cluster-state new and waits until they are healthy. */
+  /**
+   * start spawns members m1..m(size) with --initial-cluster-state new and waits until they are healthy. The
+   * ports were free a moment before the members bind them; when one was taken meanwhile (another test's server
+   * or connection), the member exits, and the cluster starts again on fresh ports.
+   */
   static async start(opts: ClusterOptions): Promise<TestCluster> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await TestCluster.startOnce(opts);
+      } catch (err) {
+        const portTaken = err instanceof Error && err.message.includes("address already in use");
+        if (!portTaken || attempt === startAttempts) throw err;
+      }
+    }
+  }
+
+  private static async startOnce(opts: ClusterOptions): Promise<TestCluster> {
     const dir = mkdtempSync(join(tmpdir(), `etcd-lab-${opts.kind}-`));
     const c = new TestCluster(opts, dir);
     const total = opts.size + (opts.spare ?? 0);
