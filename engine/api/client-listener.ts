@@ -5,8 +5,9 @@
 // fallback handler (gateway, /health, /metrics, /version).
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Http2Server, Http2SecureServer } from "node:http2";
-import { createServer as createNetServer, type AddressInfo, type Server, type Socket } from "node:net";
-import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import type { AddressInfo, Socket } from "node:net";
+import type { TLSSocket } from "node:tls";
+import { bindAll, type BoundListener } from "../server/bound-listener.ts";
 import type { TlsOptions } from "../server/tls.ts";
 import { RepairedConnection, clientPreface, opensLikeGrpcGo } from "./h2-authority.ts";
 
@@ -15,9 +16,6 @@ const firstFrameWaitMs = 1000;
 
 /** ClientListenerOptions configure one client URL's listener. */
 export interface ClientListenerOptions {
-  host: string;
-  port: number;
-  tls?: TlsOptions | undefined;
   /** h2 is the plaintext node:http2 server that serves gRPC and HTTP/2 fallback requests. */
   h2: Http2Server | Http2SecureServer;
   /** http1 serves HTTP/1.x requests. */
@@ -36,7 +34,7 @@ export class ClientListener {
   private readonly trafficTimer: NodeJS.Timeout | undefined;
 
   private constructor(
-    private readonly server: Server,
+    private readonly listener: BoundListener,
     private readonly opts: ClientListenerOptions,
   ) {
     this.h1 = createHttpServer(opts.http1);
@@ -60,32 +58,30 @@ export class ClientListener {
     seen.written = written;
   }
 
-  /** listen starts listening and resolves once bound. */
-  static async listen(opts: ClientListenerOptions): Promise<ClientListener> {
-    const onSocket = (s: Socket): void => self.accept(s);
-    const server = opts.tls
-      ? createTlsServer({ ...opts.tls, ALPNProtocols: ["h2", "http/1.1"] }, onSocket)
-      : createNetServer({ noDelay: true }, onSocket);
-    const self = new ClientListener(server, opts);
-    if (opts.tls) server.on("tlsClientError", (_err, s: TLSSocket) => s.destroy());
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(opts.port, opts.host, () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
+  /**
+   * bindAll binds the client URLs (TLS offers h2 and http/1.1 by ALPN); nothing is served until serve(). A
+   * member binds its client URLs before it starts its server, as etcd does.
+   */
+  static bindAll(urls: readonly URL[], tls: TlsOptions | undefined): Promise<BoundListener[]> {
+    return bindAll(urls, tls && { ...tls, ALPNProtocols: ["h2", "http/1.1"] });
+  }
+
+  /** serve starts serving a listener bind() returned. */
+  static serve(listener: BoundListener, opts: ClientListenerOptions): ClientListener {
+    const self = new ClientListener(listener, opts);
+    listener.server.on("tlsClientError", (_err, s: TLSSocket) => s.destroy());
+    listener.serve((s) => self.accept(s));
     return self;
   }
 
   /** address is the bound address. */
   address(): AddressInfo {
-    return this.server.address() as AddressInfo;
+    return this.listener.address();
   }
 
   /** close stops listening and drops every connection it accepted. */
   async close(): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    const closed = this.listener.close();
     if (this.trafficTimer) clearInterval(this.trafficTimer);
     this.h1.closeAllConnections();
     for (const s of this.sockets.keys()) s.destroy();

@@ -16,6 +16,8 @@ const messages: Record<string, string> = {
   EAGAIN: "resource temporarily unavailable",
   EMFILE: "too many open files",
   EXDEV: "invalid cross-device link",
+  EADDRINUSE: "address already in use",
+  EADDRNOTAVAIL: "cannot assign requested address",
 };
 
 /** errnoText is Go's syscall.Errno text for a Node error code. */

@@ -66,6 +66,10 @@ export class ZapLogger implements Logger {
   error(caller: string, msg: string, fields?: LogFields): void {
     this.log("error", caller, msg, fields);
   }
+  /** fatal prints zap's fatal line (the caller exits 1 after it; zap puts a `stacktrace` field last). */
+  fatal(caller: string, msg: string, fields?: LogFields): void {
+    this.log("fatal", caller, msg, fields);
+  }
 
   private log(level: LogLevel, caller: string, msg: string, fields: LogFields | undefined): void {
     if (!this.enabled(level)) return;

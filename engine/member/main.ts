@@ -1,6 +1,8 @@
 // `etcd`: the member process. Flags and ETCD_* variables as etcd 3.6 takes them (config.ts), zap-shaped JSON
 // logs, then serveMember (serve.ts); graceful shutdown on SIGTERM/SIGINT (a leader hands over first).
-import { ZapLogger, isLogLevel, type Logger } from "../log/zap.ts";
+import { openSync, readdirSync, writeSync } from "node:fs";
+import { goFsError } from "../cli/go-errors.ts";
+import { ZapLogger, isLogLevel } from "../log/zap.ts";
 import { etcdVersion } from "../server/etcd-server.ts";
 import { formatId } from "../server/ids.ts";
 import { ConfigError, parseMemberConfig, type MemberConfig } from "./config.ts";
@@ -18,14 +20,53 @@ function printVersion(): void {
   );
 }
 
-function makeLogger(level: string, outputs: string[]): Logger {
-  const toStdout = outputs.includes("stdout");
-  const write = toStdout ? (l: string) => void process.stdout.write(l) : (l: string) => void process.stderr.write(l);
+/**
+ * makeLogger opens --log-outputs as etcd's zap logger does: "default" and "stderr" are stderr, "stdout" is
+ * stdout, "/dev/null" discards everything, any other value is a file appended to; duplicates are merged.
+ */
+function makeLogger(level: string, outputs: readonly string[]): ZapLogger {
+  if (outputs.length > 1 && outputs.includes("default")) {
+    throw new ConfigError('multi logoutput for "default" is not supported yet', 1);
+  }
+  const paths = [...new Set(outputs.map((o) => (o === "default" ? "stderr" : o)))].sort();
+  const sinks = paths.includes("/dev/null") ? [] : paths.map(openSink);
   return new ZapLogger({
     level: isLogLevel(level) ? level : "info",
-    write,
+    write: sinks.length === 1 ? (sinks[0] as (line: string) => void) : (l) => sinks.forEach((w) => w(l)),
     nowMs: () => performance.timeOrigin + performance.now(),
   });
+}
+
+function openSink(path: string): (line: string) => void {
+  if (path === "stdout") return (l) => void process.stdout.write(l);
+  if (path === "stderr") return (l) => void process.stderr.write(l);
+  let fd: number;
+  try {
+    fd = openSync(path, "a", 0o666);
+  } catch (err) {
+    throw new ConfigError(`open sink "${path}": ${goFsError(err, "open", path)}`, 1);
+  }
+  return (l) => void writeSync(fd, l);
+}
+
+/** configFailed reports a bad command line as etcd does (usage text, or zap lines on stderr) and gives the exit code. */
+function configFailed(err: unknown): number {
+  if (!(err instanceof ConfigError)) throw err;
+  if (err.usage) {
+    process.stderr.write(`${err.message}\n${usageLine}\n`);
+    return err.exitCode;
+  }
+  const log = makeLogger("info", ["stderr"]);
+  log.info("etcdmain/etcd.go:64", "Running: ", { args: ["etcd", ...argv] });
+  if (err.zapMsg !== "failed to verify flags") {
+    log.error("flags/flag.go:96", err.zapMsg, {});
+  } else {
+    log.warn("etcdmain/etcd.go:74", "failed to verify flags", { error: err.message });
+    if (err.message.startsWith("--advertise-client-urls is required")) {
+      log.warn("etcdmain/etcd.go:77", "advertise client URLs are not set", { error: err.message });
+    }
+  }
+  return err.exitCode;
 }
 
 async function main(): Promise<number> {
@@ -38,22 +79,7 @@ async function main(): Promise<number> {
   try {
     parsed = parseMemberConfig(argv, process.env);
   } catch (err) {
-    if (!(err instanceof ConfigError)) throw err;
-    if (err.usage) {
-      process.stderr.write(`${err.message}\n${usageLine}\n`);
-      return err.exitCode;
-    }
-    const log = makeLogger("info", ["stderr"]);
-    log.info("etcdmain/etcd.go:64", "Running: ", { args: ["etcd", ...argv] });
-    if (err.zapMsg !== "failed to verify flags") {
-      log.error("flags/flag.go:96", err.zapMsg, {});
-    } else {
-      log.warn("etcdmain/etcd.go:74", "failed to verify flags", { error: err.message });
-      if (err.message.startsWith("--advertise-client-urls is required")) {
-        log.warn("etcdmain/etcd.go:77", "advertise client URLs are not set", { error: err.message });
-      }
-    }
-    return err.exitCode;
+    return configFailed(err);
   }
   if (parsed.kind === "help") {
     process.stderr.write(`${usageLine}\n`);
@@ -65,7 +91,12 @@ async function main(): Promise<number> {
     return 0;
   }
   const c = parsed.config;
-  const log = makeLogger(c.logLevel, c.logOutputs);
+  let log: ZapLogger;
+  try {
+    log = makeLogger(c.logLevel, c.logOutputs);
+  } catch (err) {
+    return configFailed(err);
+  }
   log.info("etcdmain/etcd.go:64", "Running: ", { args: ["etcd", ...argv] });
   for (const [key, value] of parsed.envUsed) {
     log.info("flags/flag.go:113", "recognized and used environment variable", {
@@ -82,13 +113,28 @@ async function main(): Promise<number> {
   return run(c, log);
 }
 
-async function run(c: MemberConfig, log: Logger): Promise<number> {
-  logStart(c, log);
+async function run(c: MemberConfig, log: ZapLogger): Promise<number> {
+  const dirType = identifyDataDir(c.dataDir, log);
+  if (dirType === undefined) return 1;
+  if (dirType === "member") {
+    log.info("etcdmain/etcd.go:107", "server has already been initialized", {
+      "data-dir": c.dataDir,
+      "dir-type": dirType,
+    });
+  } else {
+    log.info("etcdmain/etcd.go:124", "Initialize and start etcd server", {
+      "data-dir": c.dataDir,
+      "dir-type": dirType,
+    });
+  }
   let member;
   try {
     member = await serveMember(c, log);
   } catch (err) {
-    log.error("etcdmain/etcd.go:204", "discovery failed", { error: (err as Error).message });
+    log.fatal("etcdmain/etcd.go:183", "discovery failed", {
+      error: (err as Error).message,
+      stacktrace: mainStack("etcdmain/etcd.go:183"),
+    });
     return 1;
   }
   const m = member;
@@ -106,48 +152,44 @@ async function run(c: MemberConfig, log: Logger): Promise<number> {
   });
 }
 
-function logStart(c: MemberConfig, log: Logger): void {
-  log.info("embed/etcd.go:138", "configuring peer listeners", { "listen-peer-urls": c.listenPeerUrls.map(stripSlash) });
-  log.info("embed/etcd.go:146", "configuring client listeners", {
-    "listen-client-urls": c.listenClientUrls.map(stripSlash),
-  });
-  log.info("embed/etcd.go:323", "starting an etcd server", {
-    "etcd-version": etcdVersion,
-    "git-sha": "etcd-lab",
-    "go-version": `node${process.versions.node}`,
-    "go-os": process.platform,
-    "go-arch": process.arch === "x64" ? "amd64" : process.arch,
-    name: c.name,
-    "data-dir": c.dataDir,
-    "wal-dir": c.walDir,
-    "member-dir": `${c.dataDir}/member`,
-    "force-new-cluster": c.forceNewCluster,
-    "heartbeat-interval": `${c.heartbeatMs}ms`,
-    "election-timeout": `${c.electionMs / 1000}s`,
-    "initial-election-tick-advance": c.initialElectionTickAdvance,
-    "snapshot-count": c.snapshotCount,
-    "max-wals": c.maxWals,
-    "max-snapshots": c.maxSnapshots,
-    "snapshot-catchup-entries": c.snapshotCatchupEntries,
-    "initial-advertise-peer-urls": c.initialAdvertisePeerUrls,
-    "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
-    "advertise-client-urls": c.advertiseClientUrls,
-    "listen-client-urls": c.listenClientUrls.map(stripSlash),
-    "listen-metrics-urls": c.listenMetricsUrls.map(stripSlash),
-    "initial-cluster": [...c.initialCluster].flatMap(([n, us]) => us.map((u) => `${n}=${u}`)).join(","),
-    "initial-cluster-state": c.initialClusterState,
-    "initial-cluster-token": c.initialClusterToken,
-    "quota-backend-bytes": c.quotaBackendBytes,
-    "max-request-bytes": c.maxRequestBytes,
-    "max-concurrent-streams": 4294967295,
-    "pre-vote": c.preVote,
-    "auto-compaction-mode": c.autoCompactionMode,
-    "auto-compaction-retention": c.autoCompactionRetention,
-  });
+/** mainStack is the stacktrace zap prints for a fatal line logged in startEtcdOrProxyV2 (etcd 3.6.14). */
+function mainStack(at: string): string {
+  const pkg = "go.etcd.io/etcd/server/v3";
+  return [
+    `${pkg}/etcdmain.startEtcdOrProxyV2\n\t${pkg}/${at}`,
+    `${pkg}/etcdmain.Main\n\t${pkg}/etcdmain/main.go:40`,
+    `main.main\n\t${pkg}/main.go:31`,
+  ].join("\n");
 }
 
-function stripSlash(u: URL): string {
-  return u.toString().replace(/\/$/, "");
+/**
+ * identifyDataDir says what the data dir holds, as etcd's identifyDataDirOrDie: "member" once initialized,
+ * "empty" when missing or without a member directory (other names get a warning). Undefined: it could not be
+ * listed (logged as etcd's fatal line).
+ */
+function identifyDataDir(dir: string, log: ZapLogger): "member" | "empty" | undefined {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT") return "empty";
+    const error = goFsError(err, code === "ENOTDIR" ? "readdirent" : "open", dir);
+    log.fatal("etcdmain/etcd.go:227", "failed to list data directory", {
+      dir,
+      error,
+      stacktrace: [
+        `go.etcd.io/etcd/server/v3/etcdmain.identifyDataDirOrDie\n\tgo.etcd.io/etcd/server/v3/etcdmain/etcd.go:227`,
+        mainStack("etcdmain/etcd.go:105"),
+      ].join("\n"),
+    });
+    return undefined;
+  }
+  for (const name of names) {
+    if (name === "member") continue;
+    log.warn("etcdmain/etcd.go:238", "found invalid file under data directory", { filename: name, "data-dir": dir });
+  }
+  return names.includes("member") ? "member" : "empty";
 }
 
 main().then(

@@ -1,8 +1,8 @@
-// serveMember: what etcd's embed.StartEtcd does once the flags are parsed — start the member server, serve
-// the client URLs (gRPC, the JSON gateway and /health, /metrics, /version, through ClientListener), the
-// metrics URLs, and the lab's fault channel; and close it all again in etcd's order.
+// serveMember: what etcd's embed.StartEtcd does once the flags are parsed — bind the peer and client URLs,
+// start the member server, serve the client URLs (gRPC, the JSON gateway and /health, /metrics, /version,
+// through ClientListener), the metrics URLs, and the lab's fault channel; and close it all again in etcd's
+// order, also when the start fails part way.
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
 import { EtcdApi } from "../api/etcd-api.ts";
 import { ClientListener } from "../api/client-listener.ts";
 import { clientHttpHandler, metricsHttpHandler } from "../api/http.ts";
@@ -10,7 +10,8 @@ import { registerServices } from "../api/services.ts";
 import { GrpcServer, grpcOverheadBytes } from "../grpc/server.ts";
 import type { Logger } from "../log/zap.ts";
 import { ControlChannel } from "../server/control-channel.ts";
-import { EtcdServer } from "../server/etcd-server.ts";
+import { BoundListener, bindAll } from "../server/bound-listener.ts";
+import { EtcdServer, etcdVersion } from "../server/etcd-server.ts";
 import { formatId } from "../server/ids.ts";
 import { tlsOptions } from "../server/tls.ts";
 import type { MemberConfig } from "./config.ts";
@@ -21,40 +22,98 @@ export interface RunningMember {
   close(reason?: string): Promise<void>;
 }
 
-/** serveMember starts the member and its listeners. */
+/**
+ * serveMember binds the peer and client listeners, starts the member server on them, and serves the metrics
+ * URLs, in etcd's order: a port that is taken fails the start before the data directory is touched.
+ */
 export async function serveMember(c: MemberConfig, log: Logger): Promise<RunningMember> {
-  const server = await EtcdServer.start({ config: c, logger: log });
-  const api = new EtcdApi(server);
   const clientTls = tlsOptions(c.tls);
+  const bound: BoundListener[] = [];
+  let server: EtcdServer;
+  let clientListeners: BoundListener[];
+  try {
+    log.info("embed/etcd.go:138", "configuring peer listeners", {
+      "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
+    });
+    const peerListeners = await bindAll(c.listenPeerUrls, tlsOptions(c.peerTls));
+    bound.push(...peerListeners);
+    log.info("embed/etcd.go:146", "configuring client listeners", {
+      "listen-client-urls": c.listenClientUrls.map(stripSlash),
+    });
+    clientListeners = await ClientListener.bindAll(c.listenClientUrls, clientTls);
+    bound.push(...clientListeners);
+    logStarting(c, log);
+    server = await EtcdServer.start({ config: c, logger: log, peerListeners });
+  } catch (err) {
+    // etcd's deferred e.Close() in StartEtcd.
+    const fields = closeFields(c);
+    log.info("embed/etcd.go:426", "closing etcd server", fields);
+    await Promise.all(bound.map((l) => l.close()));
+    log.info("embed/etcd.go:428", "closed etcd server", fields);
+    throw err;
+  }
+  const api = new EtcdApi(server);
   const fallback = clientHttpHandler(api);
   const grpc = new GrpcServer({ maxReceiveMessageBytes: c.maxRequestBytes + grpcOverheadBytes, fallback });
   registerServices(grpc, api);
-  const clients: ClientListener[] = [];
-  for (const url of c.listenClientUrls) {
-    const secure = url.protocol === "https:";
-    clients.push(
-      await ClientListener.listen({
-        host: hostOf(url),
-        port: Number(url.port),
-        tls: secure ? clientTls : undefined,
-        h2: grpc.h2,
-        http1: fallback,
-        // NB: etcd counts gRPC message bytes; these are the client connections' bytes (HTTP/2 framing included).
-        onTraffic: (received, sent) => {
-          server.metrics.clientGrpcReceivedBytes.inc(received);
-          server.metrics.clientGrpcSentBytes.inc(sent);
-        },
-      }),
-    );
-  }
-  const metrics: HttpServer[] = [];
+  const clients = clientListeners.map((l) =>
+    ClientListener.serve(l, {
+      h2: grpc.h2,
+      http1: fallback,
+      // NB: etcd counts gRPC message bytes; these are the client connections' bytes (HTTP/2 framing included).
+      onTraffic: (received, sent) => {
+        server.metrics.clientGrpcReceivedBytes.inc(received);
+        server.metrics.clientGrpcSentBytes.inc(sent);
+      },
+    }),
+  );
+  const controlPath = process.env["ETCD_LAB_CONTROL_SOCKET"];
+  const control = controlPath
+    ? await ControlChannel.listen(controlPath, {
+        status: () => ({
+          name: c.name,
+          memberId: formatId(server.memberId),
+          ...server.transport.faults(),
+          fsyncDelayMs: server.fsyncDelayMs(),
+        }),
+        drop: (peers, direction) => server.transport.drop(peers, direction),
+        delay: (peers, ms) => server.transport.delay(peers, ms),
+        heal: () => server.transport.heal(),
+        setFsyncDelay: (ms) => server.setFsyncDelayMs(ms),
+      })
+    : undefined;
+
+  const metrics: BoundListener[] = [];
+  const metricsHttp: HttpServer[] = [];
+  let closing: Promise<void> | undefined;
+  const close = (reason = "shutdown"): Promise<void> => {
+    closing ??= (async () => {
+      const fields = closeFields(c);
+      log.info("embed/etcd.go:426", "closing etcd server", fields);
+      // etcd stops the server (handing leadership over) before it closes the client listeners.
+      await server.stop(reason);
+      await control?.close();
+      await Promise.all(clients.map((l) => l.close()));
+      await grpc.close();
+      for (const h of metricsHttp) h.closeAllConnections();
+      await Promise.all(metrics.map((l) => l.close()));
+      log.info("embed/etcd.go:428", "closed etcd server", fields);
+    })();
+    return closing;
+  };
+  // etcd serves the metrics URLs last; one that cannot be bound stops the member again.
   for (const url of c.listenMetricsUrls) {
-    const handler = metricsHttpHandler(api);
-    // etcd: "For https, the client URL TLS info is used."
-    const h =
-      url.protocol === "https:" && clientTls ? createHttpsServer(clientTls, handler) : createHttpServer(handler);
-    await new Promise<void>((resolve) => h.listen(Number(url.port), hostOf(url), resolve));
-    metrics.push(h);
+    let l: BoundListener;
+    try {
+      l = await BoundListener.bind(url, url.protocol === "https:" ? clientTls : undefined);
+    } catch (err) {
+      await close();
+      throw err;
+    }
+    const h = createHttpServer(metricsHttpHandler(api));
+    l.serve((s) => h.emit("connection", s));
+    metrics.push(l);
+    metricsHttp.push(h);
     log.info("embed/etcd.go:890", "serving metrics", { address: stripSlash(url) });
   }
   log.info("embed/etcd.go:292", "now serving peer/client/metrics", {
@@ -80,43 +139,54 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
     }
   });
 
-  const controlPath = process.env["ETCD_LAB_CONTROL_SOCKET"];
-  const control = controlPath
-    ? await ControlChannel.listen(controlPath, {
-        status: () => ({
-          name: c.name,
-          memberId: formatId(server.memberId),
-          ...server.transport.faults(),
-          fsyncDelayMs: server.fsyncDelayMs(),
-        }),
-        drop: (peers, direction) => server.transport.drop(peers, direction),
-        delay: (peers, ms) => server.transport.delay(peers, ms),
-        heal: () => server.transport.heal(),
-        setFsyncDelay: (ms) => server.setFsyncDelayMs(ms),
-      })
-    : undefined;
-
-  let closing: Promise<void> | undefined;
-  const close = (reason = "shutdown"): Promise<void> => {
-    closing ??= (async () => {
-      const fields = {
-        name: c.name,
-        "data-dir": c.dataDir,
-        "advertise-peer-urls": c.initialAdvertisePeerUrls,
-        "advertise-client-urls": c.advertiseClientUrls,
-      };
-      log.info("embed/etcd.go:426", "closing etcd server", fields);
-      // etcd stops the server (handing leadership over) before it closes the client listeners.
-      await server.stop(reason);
-      await control?.close();
-      await Promise.all(clients.map((l) => l.close()));
-      await grpc.close();
-      await Promise.all(metrics.map((h) => new Promise((r) => h.close(() => r(undefined)))));
-      log.info("embed/etcd.go:428", "closed etcd server", fields);
-    })();
-    return closing;
-  };
   return { server, close };
+}
+
+/** logStarting prints etcd's "starting an etcd server" line with the configuration. */
+function logStarting(c: MemberConfig, log: Logger): void {
+  log.info("embed/etcd.go:323", "starting an etcd server", {
+    "etcd-version": etcdVersion,
+    "git-sha": "etcd-lab",
+    "go-version": `node${process.versions.node}`,
+    "go-os": process.platform,
+    "go-arch": process.arch === "x64" ? "amd64" : process.arch,
+    name: c.name,
+    "data-dir": c.dataDir,
+    "wal-dir": c.walDir,
+    "member-dir": `${c.dataDir}/member`,
+    "force-new-cluster": c.forceNewCluster,
+    "heartbeat-interval": `${c.heartbeatMs}ms`,
+    "election-timeout": `${c.electionMs / 1000}s`,
+    "initial-election-tick-advance": c.initialElectionTickAdvance,
+    "snapshot-count": c.snapshotCount,
+    "max-wals": c.maxWals,
+    "max-snapshots": c.maxSnapshots,
+    "snapshot-catchup-entries": c.snapshotCatchupEntries,
+    "initial-advertise-peer-urls": c.initialAdvertisePeerUrls,
+    "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
+    "advertise-client-urls": c.advertiseClientUrls,
+    "listen-client-urls": c.listenClientUrls.map(stripSlash),
+    "listen-metrics-urls": c.listenMetricsUrls.map(stripSlash),
+    "initial-cluster": [...c.initialCluster].flatMap(([n, us]) => us.map((u) => `${n}=${u}`)).join(","),
+    "initial-cluster-state": c.initialClusterState,
+    "initial-cluster-token": c.initialClusterToken,
+    "quota-backend-bytes": c.quotaBackendBytes,
+    "max-request-bytes": c.maxRequestBytes,
+    "max-concurrent-streams": 4294967295,
+    "pre-vote": c.preVote,
+    "auto-compaction-mode": c.autoCompactionMode,
+    "auto-compaction-retention": c.autoCompactionRetention,
+  });
+}
+
+/** closeFields are the fields of etcd's "closing etcd server" and "closed etcd server" lines. */
+function closeFields(c: MemberConfig): Record<string, unknown> {
+  return {
+    name: c.name,
+    "data-dir": c.dataDir,
+    "advertise-peer-urls": c.initialAdvertisePeerUrls,
+    "advertise-client-urls": c.advertiseClientUrls,
+  };
 }
 
 function hostOf(url: URL): string {

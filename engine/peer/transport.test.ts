@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { nopLogger } from "../log/zap.ts";
 import { Registry } from "../metrics/registry.ts";
 import { MessageType, type LogIndex, type Message, type NodeId, type Term } from "../raft/raftpb.ts";
+import { bindAll } from "../server/bound-listener.ts";
 import { PeerTransport, type MessageCodec } from "./transport.ts";
 
 // A test-only codec: the real one is the generated raftpb codec; this keeps the transport test independent.
@@ -46,10 +47,10 @@ async function pair(dir: string, clusterB = 7n) {
   const got: { a: Message[]; b: Message[]; snaps: [Message, string][] } = { a: [], b: [], snaps: [] };
   const unreachable: bigint[] = [];
   const snapStatus: [bigint, boolean][] = [];
-  const base = (id: bigint, sink: Message[], cluster: bigint) => ({
+  const base = async (id: bigint, sink: Message[], cluster: bigint) => ({
     localId: id as NodeId,
     clusterId: () => cluster,
-    listenUrls: [new URL("http://127.0.0.1:0")],
+    listeners: await bindAll([new URL("http://127.0.0.1:0")]),
     codec: jsonCodec,
     standing: () => "member" as const,
     onRaftMessage: (m: Message) => void sink.push(m),
@@ -74,8 +75,8 @@ async function pair(dir: string, clusterB = 7n) {
     registry: new Registry(),
     nowMs: () => Date.now(),
   });
-  const a = await PeerTransport.listen(base(1n, got.a, 7n));
-  const b = await PeerTransport.listen(base(2n, got.b, clusterB));
+  const a = PeerTransport.listen(await base(1n, got.a, 7n));
+  const b = PeerTransport.listen(await base(2n, got.b, clusterB));
   a.addPeer(2n as NodeId, "m2", [`http://127.0.0.1:${b.addresses()[0]?.port}`]);
   b.addPeer(1n as NodeId, "m1", [`http://127.0.0.1:${a.addresses()[0]?.port}`]);
   return { a, b, got, unreachable, snapStatus };

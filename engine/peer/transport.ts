@@ -2,8 +2,8 @@
 // (TLS when --peer-cert-file is set). One outbound connection per peer carries this member's messages and
 // requests; the peer answers requests on the same connection. Snapshots use a connection of their own so a
 // large transfer never holds up heartbeats. The lab's fault channel plugs in here (drop / delay per peer).
-import { connect as netConnect, createServer as netCreateServer, type Server, type Socket } from "node:net";
-import { connect as tlsConnect, createServer as tlsCreateServer, type SecureContextOptions } from "node:tls";
+import { connect as netConnect, type Socket } from "node:net";
+import { connect as tlsConnect, type SecureContextOptions } from "node:tls";
 import { createReadStream, createWriteStream } from "node:fs";
 import { rename } from "node:fs/promises";
 import { once } from "node:events";
@@ -13,6 +13,7 @@ import type { Logger } from "../log/zap.ts";
 import type { Registry } from "../metrics/registry.ts";
 import { PeerMetrics } from "./peer-metrics.ts";
 import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "./frame.ts";
+import type { BoundListener } from "../server/bound-listener.ts";
 import { formatId } from "../server/ids.ts";
 import type { DropDirection } from "../server/control-channel.ts";
 
@@ -40,7 +41,8 @@ export type PeerStanding = "member" | "removed" | "unknown";
 export interface PeerTransportOptions {
   localId: NodeId;
   clusterId: () => bigint;
-  listenUrls: readonly URL[];
+  /** listeners are the bound peer listeners (bindAll(listen-peer-urls)); the transport serves and closes them. */
+  listeners: readonly BoundListener[];
   tls?: SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
   codec: MessageCodec;
   standing: (id: bigint) => PeerStanding;
@@ -95,7 +97,6 @@ const redialIntervalMs = 100;
 /** PeerTransport connects this member to its peers. */
 export class PeerTransport {
   private readonly peers = new Map<bigint, PeerState>();
-  private readonly servers: Server[] = [];
   private readonly inbound = new Set<Socket>();
   private readonly pending = new Map<
     number,
@@ -113,17 +114,10 @@ export class PeerTransport {
     this.m = new PeerMetrics(opts.registry);
   }
 
-  /** listen starts the peer listeners. */
-  static async listen(opts: PeerTransportOptions): Promise<PeerTransport> {
+  /** listen starts serving the peer listeners. */
+  static listen(opts: PeerTransportOptions): PeerTransport {
     const t = new PeerTransport(opts);
-    for (const url of opts.listenUrls) {
-      const server = opts.tls
-        ? tlsCreateServer({ ...opts.tls }, (s) => t.accept(s))
-        : netCreateServer((s) => t.accept(s));
-      server.listen(Number(url.port), url.hostname.replace(/^\[|\]$/g, ""));
-      await once(server, "listening");
-      t.servers.push(server);
-    }
+    for (const l of opts.listeners) l.serve((s) => t.accept(s));
     t.pingTimer = setInterval(() => t.pingAll(), pingIntervalMs);
     t.pingTimer.unref();
     return t;
@@ -152,9 +146,9 @@ export class PeerTransport {
 
   /** addresses returns the bound listener addresses (for tests that bind port 0). */
   addresses(): { host: string; port: number }[] {
-    return this.servers.map((s) => {
-      const a = s.address();
-      return typeof a === "object" && a ? { host: a.address, port: a.port } : { host: "", port: 0 };
+    return this.opts.listeners.map((l) => {
+      const a = l.address();
+      return { host: a.address, port: a.port };
     });
   }
 
@@ -313,7 +307,7 @@ export class PeerTransport {
       reject(new Error("transport closed"));
     }
     this.pending.clear();
-    await Promise.all(this.servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+    await Promise.all(this.opts.listeners.map((l) => l.close()));
   }
 
   // ---- outbound -------------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ import {
 import { snapMetrics } from "../snap/metrics.ts";
 import { walMetrics } from "../wal/metrics.ts";
 import { bootstrap, type Bootstrapped, type RemoteCluster } from "./bootstrap.ts";
+import type { BoundListener } from "./bound-listener.ts";
 import { startCompactor, type Compactor } from "./compactor.ts";
 import { isConnectedSince, isConnectedToQuorumSince } from "./connectivity.ts";
 import {
@@ -80,6 +81,8 @@ export interface RequestContext {
 export interface EtcdServerOptions {
   config: MemberConfig;
   logger: Logger;
+  /** peerListeners are the bound --listen-peer-urls; the server serves them and closes them (also when start fails). */
+  peerListeners: readonly BoundListener[];
   registry?: Registry;
   /** fsyncDelayMs starts the member with a slow disk (the lab's fault). */
   fsyncDelayMs?: number;
@@ -314,25 +317,31 @@ export class EtcdServer {
     this.compactor?.pause();
   }
 
-  /** start bootstraps the data dir, opens the peer listener and starts Raft. */
+  /** start bootstraps the data dir, serves the peer listeners and starts Raft. */
   static async start(opts: EtcdServerOptions): Promise<EtcdServer> {
     const c = opts.config;
     const registry = opts.registry ?? new Registry();
     let server: EtcdServer | undefined;
     const peerTls = tlsOptions(c.peerTls);
-    const boot = await bootstrap({
-      config: c,
-      logger: opts.logger,
-      walMetrics: walMetrics(registry),
-      snapMetrics: snapMetrics(registry),
-      fsyncDelayMs: opts.fsyncDelayMs ?? 0,
-      fetchCluster: (urls) => PeerTransport.fetchCluster(urls, 5000, peerTls),
-    });
+    let boot: Bootstrapped;
+    try {
+      boot = await bootstrap({
+        config: c,
+        logger: opts.logger,
+        walMetrics: walMetrics(registry),
+        snapMetrics: snapMetrics(registry),
+        fsyncDelayMs: opts.fsyncDelayMs ?? 0,
+        fetchCluster: (urls) => PeerTransport.fetchCluster(urls, 5000, peerTls),
+      });
+    } catch (err) {
+      await Promise.all(opts.peerListeners.map((l) => l.close()));
+      throw err;
+    }
     mkdirSync(boot.layout.snapDir, { recursive: true, mode: 0o700 });
-    const transport = await PeerTransport.listen({
+    const transport = PeerTransport.listen({
       localId: boot.memberId as NodeId,
       clusterId: () => server?.clusterId ?? boot.clusterId,
-      listenUrls: c.listenPeerUrls,
+      listeners: opts.peerListeners,
       ...(peerTls ? { tls: peerTls } : {}),
       codec: MessageCodec,
       standing: (id) => server?.standing(id) ?? "member",
