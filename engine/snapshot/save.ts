@@ -3,6 +3,7 @@
 // in one process (tests, tools that hold the backend).
 import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import type { LmdbBackend } from "../backend/lmdb-backend.ts";
+import { goFsError } from "../cli/go-errors.ts";
 import { SnapshotError } from "./snapshot-error.ts";
 import { snapshotChunks } from "./snapshot-stream.ts";
 import { hasChecksum } from "./verify.ts";
@@ -14,7 +15,7 @@ export async function saveSnapshotFile(blobs: AsyncIterable<Uint8Array>, dbPath:
   try {
     fd = openSync(part, "w", 0o600);
   } catch (e) {
-    throw new SnapshotError(`could not open ${part} (${goOsError("open", part, e)})`);
+    throw new SnapshotError(`could not open ${part} (${goFsError(e, "open", part)})`);
   }
   try {
     let size = 0;
@@ -41,17 +42,4 @@ export async function saveBackendSnapshot(backend: LmdbBackend, dbPath: string, 
     for await (const c of snapshotChunks(snap, storageVersion)) yield c.blob;
   }
   return saveSnapshotFile(blobs(), dbPath);
-}
-
-/** goOsError prints a Node fs error as Go's *PathError does: "open <path>: no such file or directory". */
-export function goOsError(op: string, path: string, e: unknown): string {
-  const code = (e as { code?: string }).code;
-  const text: Record<string, string> = {
-    ENOENT: "no such file or directory",
-    EACCES: "permission denied",
-    EISDIR: "is a directory",
-    ENOTDIR: "not a directory",
-    EEXIST: "file exists",
-  };
-  return `${op} ${path}: ${(code && text[code]) ?? (e instanceof Error ? e.message : String(e))}`;
 }

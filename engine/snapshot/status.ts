@@ -13,7 +13,7 @@ import { bytesOfBinaryString } from "../mvcc/bytes.ts";
 import { parseRevisionBytes } from "../mvcc/revision.ts";
 import { BUCKETS_BY_NAME_ORDER } from "../mvcc/schema.ts";
 import { readStorageVersion } from "../apply/meta-state.ts";
-import { goOsError } from "./save.ts";
+import { goFsError } from "../cli/go-errors.ts";
 import { SnapshotError } from "./snapshot-error.ts";
 
 /** SnapshotStatus is etcdutl's snapshot.Status (JSON names hash, revision, totalKey, totalSize, version). */
@@ -34,7 +34,7 @@ export function snapshotStatus(path: string): SnapshotStatus {
   try {
     size = statSync(path).size;
   } catch (e) {
-    throw new SnapshotError(goOsError("stat", path, e));
+    throw new SnapshotError(goFsError(e, "stat", path));
   }
   if (size < MIN_DB_BYTES) throw new SnapshotError("file size too small");
   // Opening an LMDB file writes a lock file next to it: work on a private copy, never beside the backup.
