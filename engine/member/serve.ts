@@ -10,7 +10,7 @@ import { registerServices } from "../api/services.ts";
 import { GrpcServer, grpcOverheadBytes } from "../grpc/server.ts";
 import type { Logger } from "../log/zap.ts";
 import { ControlChannel } from "../server/control-channel.ts";
-import { BoundListener, bindAll } from "../server/bound-listener.ts";
+import { bindAll, type BoundListener } from "../server/bound-listener.ts";
 import { EtcdServer, etcdVersion } from "../server/etcd-server.ts";
 import { formatId } from "../server/ids.ts";
 import { tlsOptions } from "../server/tls.ts";
@@ -102,20 +102,18 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
     return closing;
   };
   // etcd serves the metrics URLs last; one that cannot be bound stops the member again.
-  for (const url of c.listenMetricsUrls) {
-    let l: BoundListener;
-    try {
-      l = await BoundListener.bind(url, url.protocol === "https:" ? clientTls : undefined);
-    } catch (err) {
-      await close();
-      throw err;
-    }
+  try {
+    metrics.push(...(await bindAll(c.listenMetricsUrls, clientTls)));
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  c.listenMetricsUrls.forEach((url, i) => {
     const h = createHttpServer(metricsHttpHandler(api));
-    l.serve((s) => h.emit("connection", s));
-    metrics.push(l);
+    metrics[i]?.serve((s) => h.emit("connection", s));
     metricsHttp.push(h);
     log.info("embed/etcd.go:890", "serving metrics", { address: stripSlash(url) });
-  }
+  });
   log.info("embed/etcd.go:292", "now serving peer/client/metrics", {
     "local-member-id": formatId(server.memberId),
     "initial-advertise-peer-urls": c.initialAdvertisePeerUrls,

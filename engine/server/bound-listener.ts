@@ -53,11 +53,14 @@ export class BoundListener {
   }
 }
 
-/** bindAll binds every URL in order; when one fails, those already bound are closed again. */
+/**
+ * bindAll binds every URL in order, https ones with `tls` (as etcd's transport.NewListener); when one fails,
+ * those already bound are closed again.
+ */
 export async function bindAll(urls: readonly URL[], tls?: TlsOptions): Promise<BoundListener[]> {
   const bound: BoundListener[] = [];
   try {
-    for (const url of urls) bound.push(await BoundListener.bind(url, tls));
+    for (const url of urls) bound.push(await BoundListener.bind(url, url.protocol === "https:" ? tls : undefined));
     return bound;
   } catch (err) {
     await Promise.all(bound.map((l) => l.close()));

@@ -8,7 +8,8 @@ import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EtcdClient } from "../../engine/client/index.ts";
 import { makeTestCerts, opensslAvailable, type TestCerts } from "../../engine/grpc/test-fixtures/certs.ts";
-import { TestCluster, haveReal, realEtcdctlPath, type TlsFiles } from "./harness.ts";
+import { freePorts } from "../../engine/cluster/ports.ts";
+import { TestCluster, haveReal, httpGetUrl, realEtcdctlPath, type TlsFiles } from "./harness.ts";
 
 const haveOpenssl = opensslAvailable();
 if (!haveOpenssl) {
@@ -149,5 +150,40 @@ describe.skipIf(!haveOpenssl)("TLS on the client and peer ports", () => {
     } finally {
       client.close();
     }
+  });
+});
+
+describe.skipIf(!haveOpenssl)("plain and TLS client URLs on one member", () => {
+  let single: TestCluster | undefined;
+  let singleCerts: TestCerts | undefined;
+
+  afterAll(async () => {
+    await single?.destroy();
+    if (singleCerts) rmSync(singleCerts.dir, { recursive: true, force: true });
+  });
+
+  it("serves each client URL by its scheme, as etcd does", async () => {
+    singleCerts = makeTestCerts();
+    const f = singleCerts.files;
+    const [secure] = (await freePorts(1)) as [number];
+    const c = (single = await TestCluster.start({ kind: "ours", size: 1 }));
+    await c.signal("m1", "SIGTERM");
+    const m = c.member("m1");
+    const plainUrl = `http://127.0.0.1:${m.clientPort}`;
+    const secureUrl = `https://127.0.0.1:${secure}`;
+    // Go flags: the last value of a flag wins, so these replace the harness's client URLs.
+    c.restart("m1", [
+      `--listen-client-urls=${plainUrl},${secureUrl}`,
+      `--cert-file=${f.serverCert}`,
+      `--key-file=${f.serverKey}`,
+    ]);
+    await c.waitHealthy("m1", 20_000); // over the plain URL
+    const tlsHealth = await httpGetUrl(`${secureUrl}/health`, {
+      cert: f.clientCert,
+      key: f.clientKey,
+      ca: f.ca,
+      clientCertAuth: false,
+    });
+    expect(tlsHealth.body).toContain('"health":"true"');
   });
 });
