@@ -17,6 +17,10 @@ const messages: Record<string, string> = {
   EMFILE: "too many open files",
   EXDEV: "invalid cross-device link",
   EADDRINUSE: "address already in use",
+  ECONNREFUSED: "connection refused",
+  ECONNRESET: "connection reset by peer",
+  EHOSTUNREACH: "no route to host",
+  ENETUNREACH: "network is unreachable",
   EADDRNOTAVAIL: "cannot assign requested address",
 };
 

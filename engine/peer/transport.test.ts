@@ -3,7 +3,7 @@ import { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { nopLogger } from "../log/zap.ts";
+import { ZapLogger, nopLogger } from "../log/zap.ts";
 import { Registry } from "../metrics/registry.ts";
 import { MessageType, type LogIndex, type Message, type NodeId, type Term } from "../raft/raftpb.ts";
 import { bindAll } from "../server/bound-listener.ts";
@@ -187,10 +187,25 @@ describe("PeerTransport", () => {
   it("tells a joining member who is in the cluster", async () => {
     const { a } = await started();
     const port = a.addresses()[0]?.port;
-    const info = await PeerTransport.fetchCluster(["http://127.0.0.1:1", `http://127.0.0.1:${port}`], 1000);
+    const lines: string[] = [];
+    const log = new ZapLogger({ level: "info", write: (l) => lines.push(l), nowMs: () => 0 });
+    const info = await PeerTransport.fetchCluster(["http://127.0.0.1:1", `http://127.0.0.1:${port}`], 1000, log);
     expect(info.clusterId).toBe(7n);
     expect(info.members.map((m) => [m.id, m.name])).toEqual([[1n, "m1"]]);
-    await expect(PeerTransport.fetchCluster(["http://127.0.0.1:1"], 500)).rejects.toThrow(/could not retrieve/);
+    // etcd logs each peer that did not answer its GET /members.
+    expect(lines.map((l) => JSON.parse(l) as Record<string, string>)).toEqual([
+      {
+        level: "warn",
+        ts: "1970-01-01T00:00:00.000000Z",
+        caller: "etcdserver/cluster_util.go:86",
+        msg: "failed to get cluster response",
+        address: "http://127.0.0.1:1/members",
+        error: 'Get "http://127.0.0.1:1/members": dial tcp 127.0.0.1:1: connect: connection refused',
+      },
+    ]);
+    await expect(PeerTransport.fetchCluster(["http://127.0.0.1:1"], 500, nopLogger)).rejects.toThrow(
+      /could not retrieve/,
+    );
   });
 
   it("refuses a peer from another cluster", async () => {

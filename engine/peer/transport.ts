@@ -13,6 +13,7 @@ import type { Logger } from "../log/zap.ts";
 import type { Registry } from "../metrics/registry.ts";
 import { PeerMetrics } from "./peer-metrics.ts";
 import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "./frame.ts";
+import { errnoText } from "../cli/go-errors.ts";
 import type { BoundListener } from "../server/bound-listener.ts";
 import { formatId } from "../server/ids.ts";
 import type { DropDirection } from "../server/control-channel.ts";
@@ -125,18 +126,25 @@ export class PeerTransport {
 
   /**
    * fetchCluster asks peers (tried in order) for the cluster id and member list, as a member started with
-   * --initial-cluster-state existing does before it creates its WAL. Fails like etcd when none answers.
+   * --initial-cluster-state existing does before it creates its WAL. Each peer that does not answer is
+   * logged as etcd logs its failed `GET <peer>/members`; fails like etcd when none answers.
    */
   static async fetchCluster(
     peerUrls: readonly string[],
     timeoutMs: number,
+    logger: Logger,
     tls?: SecureContextOptions & { rejectUnauthorized?: boolean },
   ): Promise<{ clusterId: bigint; members: ClusterMember[] }> {
     for (const raw of peerUrls) {
+      const url = new URL(raw);
       try {
-        return await askCluster(new URL(raw), timeoutMs, tls);
-      } catch {
-        /* try the next peer */
+        return await askCluster(url, timeoutMs, tls);
+      } catch (err) {
+        const address = `${raw.replace(/\/$/, "")}/members`;
+        logger.warn("etcdserver/cluster_util.go:86", "failed to get cluster response", {
+          address,
+          error: `Get "${address}": ${goDialError(url, err)}`,
+        });
       }
     }
     throw new Error(
@@ -709,6 +717,20 @@ export class PeerTransport {
   }
 }
 
+/** goDialError words a failed request to a peer as Go's net/http client does. */
+function goDialError(url: URL, err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "ECONNREFUSED" || code === "EHOSTUNREACH" || code === "ENETUNREACH") {
+    return `dial tcp ${url.host}: connect: ${errnoText(err)}`;
+  }
+  if (err instanceof Error && err.message === askTimeout) {
+    return "context deadline exceeded (Client.Timeout exceeded while awaiting headers)";
+  }
+  return errnoText(err);
+}
+
+const askTimeout = "timeout";
+
 async function askCluster(
   url: URL,
   timeoutMs: number,
@@ -717,7 +739,7 @@ async function askCluster(
   const host = url.hostname.replace(/^\[|\]$/g, "");
   const port = Number(url.port);
   const sock = url.protocol === "https:" ? tlsConnect({ host, port, ...tls }) : netConnect({ host, port });
-  const timer = setTimeout(() => sock.destroy(new Error("timeout")), timeoutMs);
+  const timer = setTimeout(() => sock.destroy(new Error(askTimeout)), timeoutMs);
   try {
     await once(sock, url.protocol === "https:" ? "secureConnect" : "connect");
     sock.write(jsonFrame(FrameKind.Hello, { clusterId: 0n, from: 0n, to: 0n, purpose: "cluster" }));

@@ -15,7 +15,7 @@ import { seededRng } from "../common/rng.ts";
 import { CLUSTER_VERSION, ETCD_VERSION } from "../common/version.ts";
 import { registerProcessMetrics } from "../metrics/process-metrics.ts";
 import { minLeaseTtlSeconds } from "../lease/lessor.ts";
-import type { Logger } from "../log/zap.ts";
+import { formatGoDuration, type Logger } from "../log/zap.ts";
 import { autoCompactionRetentionMs, type MemberConfig } from "../member/config.ts";
 import { Registry } from "../metrics/registry.ts";
 import { EtcdError, isEtcdError } from "../mvcc/errors.ts";
@@ -153,12 +153,17 @@ export class EtcdServer {
     this.ready.catch(() => {});
     this.metrics = new ServerMetrics(registry, this, etcdVersion);
     registerProcessMetrics(registry);
+    const openedAt = performance.now();
     this.backend = LmdbBackend.open({
       path: boot.layout.backendPath,
       registry,
       logger: opts.logger,
       batchIntervalMs: c.backendBatchIntervalMs,
       batchLimit: c.backendBatchLimit,
+    });
+    opts.logger.info("storage/backend.go:80", "opened backend db", {
+      path: boot.layout.backendPath,
+      took: formatGoDuration(performance.now() - openedAt),
     });
     this.sm = new StateMachine({
       backend: this.backend,
@@ -182,6 +187,13 @@ export class EtcdServer {
     // Raft re-delivers every entry after its snapshot: the state machine skips those already in the backend,
     // but conf changes among them must still reach Raft (etcd: applyConfChange runs for every entry).
     this.appliedIndex = boot.snapshotIndex;
+    // etcd logs this before it creates a new member's Raft node; a restart said "restarting local member".
+    if (!boot.restarted) {
+      opts.logger.info("etcdserver/bootstrap.go:499", "starting local member", {
+        "local-member-id": formatId(this.memberId),
+        "cluster-id": formatId(this.clusterId),
+      });
+    }
     this.driver = new RaftDriver({
       raft: {
         id: this.memberId as NodeId,
@@ -331,7 +343,7 @@ export class EtcdServer {
         walMetrics: walMetrics(registry),
         snapMetrics: snapMetrics(registry),
         fsyncDelayMs: opts.fsyncDelayMs ?? 0,
-        fetchCluster: (urls) => PeerTransport.fetchCluster(urls, 5000, peerTls),
+        fetchCluster: (urls) => PeerTransport.fetchCluster(urls, 5000, opts.logger, peerTls),
       });
     } catch (err) {
       await Promise.all(opts.peerListeners.map((l) => l.close()));
@@ -381,10 +393,6 @@ export class EtcdServer {
   }
 
   private run(): void {
-    this.logger.info("etcdserver/server.go:533", "starting local member", {
-      "local-member-id": formatId(this.memberId),
-      "cluster-id": formatId(this.clusterId),
-    });
     if (this.boot.peers) this.driver.node.bootstrap(this.boot.peers);
     const known = new Map<bigint, Member>();
     for (const m of [...this.boot.initialMembers, ...this.members()]) known.set(m.id, m);

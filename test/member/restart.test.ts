@@ -91,7 +91,7 @@ describe("after SIGKILL of every member and a restart", () => {
     } finally {
       after.close();
     }
-    const restartLog = c.log("m1").split('"msg":"starting local member"').at(-1) ?? "";
+    const restartLog = c.log("m1").split('"msg":"restarting local member"').at(-1) ?? "";
     expect(restartLog).toMatch(/"msg":"[0-9a-f]+ became leader at term /);
     // LMDB's db-lock beside member/snap/db is the backend's, not a stray file.
     expect(c.log("m1")).not.toContain("found unexpected non-snap file");

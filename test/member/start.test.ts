@@ -1,5 +1,6 @@
 // How a member of ours starts and fails to start, as etcd 3.6 logs it: the data dir identified first
-// ("Initialize and start etcd server" / "server has already been initialized"), the peer and client URLs bound
+// ("Initialize and start etcd server" / "server has already been initialized"; then "starting local member"
+// or "restarting local member", and "opened backend db"), the peer and client URLs bound
 // before the server exists (a taken port fails the start with Go's bind error and leaves no data dir behind),
 // and --log-outputs naming a file.
 import { spawnSync } from "node:child_process";
@@ -146,6 +147,13 @@ describe("a member started again on its data dir", () => {
     await c.signal("m1", "SIGTERM");
     c.restart("m1");
     await c.waitHealthy("m1", 20_000);
-    expect(c.log("m1")).toMatch(/"msg":"server has already been initialized","data-dir":"[^"]+","dir-type":"member"/);
+    const [first, second] = c.log("m1").split('"msg":"server has already been initialized"') as [string, string];
+    expect(second).toMatch(/^,"data-dir":"[^"]+","dir-type":"member"/);
+    // A new member: "starting local member"; a restart: "restarting local member" (etcd 3.6's bootstrap).
+    expect(first).toContain('"msg":"starting local member"');
+    expect(second).not.toContain('"msg":"starting local member"');
+    expect(second).toContain('"msg":"restarting local member"');
+    for (const run of [first, second])
+      expect(run).toMatch(/"msg":"opened backend db","path":"[^"]+","took":"[0-9.]+[µm]?s"/);
   });
 });
