@@ -358,14 +358,18 @@ export class LabSession {
 
   // ---- tasks --------------------------------------------------------------------------------------------
 
-  /** check runs one task's check (sticky once passed). */
-  check(taskId: string): Promise<TaskResult> {
+  /**
+   * check runs one task's check (sticky once passed). It first takes a status sample, so that the events it
+   * reads include what the cluster does now (a leader elected a moment ago), not only the last periodic sample.
+   */
+  async check(taskId: string): Promise<TaskResult> {
     this.readyCluster();
     this.touch();
-    return this.checks.check(this.task(taskId)).then((r) => {
-      this.broadcast({ type: "task", result: r });
-      return r;
-    });
+    const task = this.task(taskId);
+    await this.sampleFresh();
+    const r = await this.checks.check(task);
+    this.broadcast({ type: "task", result: r });
+    return r;
   }
 
   /** checkAll runs every task's check in order. */
@@ -667,6 +671,12 @@ export class LabSession {
         this.sampling = null;
       });
     return this.sampling;
+  }
+
+  /** sampleFresh waits for a sample begun after this call (one already under way may predate what happened). */
+  private async sampleFresh(): Promise<void> {
+    await this.sampling?.catch(() => undefined);
+    await this.sample().catch(() => undefined);
   }
 
   /**

@@ -78,12 +78,10 @@ function hintOf(leaders: readonly string[]): string {
 const leaderName =
   "etcdctl member list | awk -F', ' -v url=\"http://$(etcdctl endpoint status | awk -F', ' '$9 == \"true\" {print $1}')\" '$5 == url {print $3}'";
 
-const loseAndRestoreQuorum = [
-  "lab stop m1 m2",
-  "sleep 2",
-  "lab start m1 m2",
-  "until etcdctl endpoint status 2>/dev/null | grep -q ', true, '; do sleep 0.5; done",
-];
+/** untilLeader waits until a running member says it is the leader (IS LEADER true in endpoint status). */
+const untilLeader = ["until etcdctl endpoint status 2>/dev/null | grep -q ', true, '; do sleep 0.5; done"];
+
+const loseAndRestoreQuorum = ["lab stop m1 m2", "sleep 2", "lab start m1 m2", ...untilLeader];
 
 /** lab is lab 2: a 3-member cluster with a workload, and three tasks graded from the event log. */
 export default defineLab({
@@ -101,7 +99,7 @@ export default defineLab({
         "Open the leader's Actions menu and choose Kill, or type `lab kill <name>` in the terminal.",
         "A new leader needs a majority of votes: with one member down, the other two still make two of three.",
       ],
-      solution: [`LEADER=$(${leaderName})`, 'lab kill "$LEADER"', "sleep 3", 'lab start "$LEADER"'],
+      solution: [`LEADER=$(${leaderName})`, 'lab kill "$LEADER"', ...untilLeader, 'lab start "$LEADER"'],
     },
     {
       id: "quorum-lost-and-restored",
