@@ -142,7 +142,13 @@ async function run(c: MemberConfig, log: ZapLogger): Promise<number> {
     for (const sig of ["SIGTERM", "SIGINT"] as const) {
       process.on(sig, () => {
         log.info("osutil/interrupt_unix.go:64", "received signal; shutting down", { signal: sig });
-        void m.close().then(() => resolve(0));
+        // As etcd's osutil.HandleInterrupts: once shut down, die of the same signal (a shell sees 128+n), except
+        // as pid 1, where the kernel would not.
+        void m.close().then(() => {
+          if (process.pid === 1) return resolve(0);
+          process.removeAllListeners(sig);
+          process.kill(process.pid, sig);
+        });
       });
     }
     m.server.onStop((reason) => {

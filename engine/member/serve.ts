@@ -3,6 +3,7 @@
 // through ClientListener), the metrics URLs, and the lab's fault channel; and close it all again in etcd's
 // order, also when the start fails part way.
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { EtcdApi } from "../api/etcd-api.ts";
 import { ClientListener } from "../api/client-listener.ts";
 import { clientHttpHandler, metricsHttpHandler } from "../api/http.ts";
@@ -30,12 +31,13 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
   const clientTls = tlsOptions(c.tls);
   const bound: BoundListener[] = [];
   let server: EtcdServer;
+  let peerListeners: BoundListener[];
   let clientListeners: BoundListener[];
   try {
     log.info("embed/etcd.go:138", "configuring peer listeners", {
       "listen-peer-urls": c.listenPeerUrls.map(stripSlash),
     });
-    const peerListeners = await bindAll(c.listenPeerUrls, tlsOptions(c.peerTls));
+    peerListeners = await bindAll(c.listenPeerUrls, tlsOptions(c.peerTls));
     bound.push(...peerListeners);
     log.info("embed/etcd.go:146", "configuring client listeners", {
       "listen-client-urls": c.listenClientUrls.map(stripSlash),
@@ -51,6 +53,12 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
     await Promise.all(bound.map((l) => l.close()));
     log.info("embed/etcd.go:428", "closed etcd server", fields);
     throw err;
+  }
+  // etcd's servePeers, once the server has started.
+  const peerAddresses = peerListeners.map((l) => hostPort(l.address()));
+  for (const address of peerAddresses) {
+    log.info("embed/etcd.go:640", "serving peer traffic", { address });
+    log.info("embed/etcd.go:611", "cmux::serve", { address });
   }
   const api = new EtcdApi(server);
   const fallback = clientHttpHandler(api);
@@ -90,8 +98,14 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
     closing ??= (async () => {
       const fields = closeFields(c);
       log.info("embed/etcd.go:426", "closing etcd server", fields);
-      // etcd stops the server (handing leadership over) before it closes the client listeners.
+      // NB: etcd's Close() stops its client servers and listeners first and then the server (handing leadership
+      // over); we stop the server first, so clients connected here are answered until leadership has moved.
       await server.stop(reason);
+      // The server's transport closed the peer listeners as it stopped.
+      for (const address of peerAddresses) {
+        log.info("embed/etcd.go:621", "stopping serving peer traffic", { address });
+        log.info("embed/etcd.go:626", "stopped serving peer traffic", { address });
+      }
       await control?.close();
       await Promise.all(clients.map((l) => l.close()));
       await grpc.close();
@@ -185,6 +199,11 @@ function closeFields(c: MemberConfig): Record<string, unknown> {
     "advertise-peer-urls": c.initialAdvertisePeerUrls,
     "advertise-client-urls": c.advertiseClientUrls,
   };
+}
+
+/** hostPort prints a bound address as Go's net.Addr does (`127.0.0.1:2380`, `[::1]:2380`). */
+function hostPort(a: AddressInfo): string {
+  return a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
 }
 
 function hostOf(url: URL): string {

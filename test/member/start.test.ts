@@ -145,6 +145,22 @@ describe("a member started again on its data dir", () => {
     const c = (cluster = await TestCluster.start({ kind: "ours", size: 1 }));
     expect(c.log("m1")).toMatch(/"msg":"Initialize and start etcd server","data-dir":"[^"]+","dir-type":"empty"/);
     await c.signal("m1", "SIGTERM");
+    // etcd's shutdown: the server stops, then its peer listeners; then the process dies of the signal.
+    expect(c.member("m1").proc?.signalCode).toBe("SIGTERM");
+    const address = `127.0.0.1:${c.member("m1").peerPort}`;
+    const shutdown = c
+      .log("m1")
+      .split('"msg":"received signal; shutting down"')[1]
+      ?.match(
+        /"msg":"(closing etcd server|stopping serving peer traffic|stopped serving peer traffic|closed etcd server)"(,"address":"[^"]+")?/g,
+      );
+    expect(shutdown).toEqual([
+      '"msg":"closing etcd server"',
+      `"msg":"stopping serving peer traffic","address":"${address}"`,
+      `"msg":"stopped serving peer traffic","address":"${address}"`,
+      '"msg":"closed etcd server"',
+    ]);
+    expect(c.log("m1")).toContain(`"msg":"serving peer traffic","address":"${address}"`);
     c.restart("m1");
     await c.waitHealthy("m1", 20_000);
     const [first, second] = c.log("m1").split('"msg":"server has already been initialized"') as [string, string];
