@@ -454,7 +454,9 @@ export class Cluster {
     const f = m.faults;
     const none = !f.dropIn.length && !f.dropOut.length && !Object.keys(f.delayMs).length && !f.fsyncDelayMs;
     if (freshProcess && none) return;
-    const deadline = Date.now() + 5000;
+    // A fresh process binds its client port first and opens the fault channel once its server has started
+    // (its WAL replayed): give it the time launch() gives the bind.
+    const deadline = Date.now() + (freshProcess ? 15_000 : 5000);
     for (;;) {
       try {
         await m.control?.apply(m.faults);
