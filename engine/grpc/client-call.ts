@@ -2,6 +2,7 @@
 // client-streaming and bidi — with deadlines (grpc-timeout + a local timer), cancellation, metadata,
 // bounded receive queues (the stream is paused while the reader lags) and grpc-go's status texts.
 import http2, { type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from "node:http2";
+import { joinHostPort } from "../common/host-port.ts";
 import type { MethodInfo } from "../proto/message-type.ts";
 import { encodeFrame, FrameReader } from "./frame.ts";
 import { metadataFromHeaders, metadataToHeaders, type Metadata } from "./metadata.ts";
@@ -44,7 +45,7 @@ export interface PeerInfo {
 }
 
 const hostPort = (host: string | undefined, port: number | undefined): string =>
-  host === undefined ? "" : `${host.includes(":") ? `[${host}]` : host}:${port ?? 0}`;
+  host === undefined ? "" : joinHostPort(host, port ?? 0);
 
 /** goPeerString renders a PeerInfo as grpc-go's peer.Peer.String() (clientv3's retry warning `peer`). */
 export function goPeerString(p: PeerInfo | undefined): string {

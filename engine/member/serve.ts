@@ -3,11 +3,11 @@
 // through ClientListener), the metrics URLs, and the lab's fault channel; and close it all again in etcd's
 // order, also when the start fails part way.
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { EtcdApi } from "../api/etcd-api.ts";
 import { ClientListener } from "../api/client-listener.ts";
 import { clientHttpHandler, metricsHttpHandler } from "../api/http.ts";
 import { registerServices } from "../api/services.ts";
+import { joinHostPort } from "../common/host-port.ts";
 import { GrpcServer, grpcOverheadBytes } from "../grpc/server.ts";
 import type { Logger } from "../log/zap.ts";
 import { ControlChannel } from "../server/control-channel.ts";
@@ -55,7 +55,7 @@ export async function serveMember(c: MemberConfig, log: Logger): Promise<Running
     throw err;
   }
   // etcd's servePeers, once the server has started.
-  const peerAddresses = peerListeners.map((l) => hostPort(l.address()));
+  const peerAddresses = peerListeners.map((l) => joinHostPort(l.address().address, l.address().port));
   for (const address of peerAddresses) {
     log.info("embed/etcd.go:640", "serving peer traffic", { address });
     log.info("embed/etcd.go:611", "cmux::serve", { address });
@@ -199,11 +199,6 @@ function closeFields(c: MemberConfig): Record<string, unknown> {
     "advertise-peer-urls": c.initialAdvertisePeerUrls,
     "advertise-client-urls": c.advertiseClientUrls,
   };
-}
-
-/** hostPort prints a bound address as Go's net.Addr does (`127.0.0.1:2380`, `[::1]:2380`). */
-function hostPort(a: AddressInfo): string {
-  return a.family === "IPv6" ? `[${a.address}]:${a.port}` : `${a.address}:${a.port}`;
 }
 
 function hostOf(url: URL): string {

@@ -5,6 +5,7 @@
 import { createServer as netCreateServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { createServer as tlsCreateServer, type TlsOptions } from "node:tls";
 import { errnoText } from "../cli/go-errors.ts";
+import { joinHostPort } from "../common/host-port.ts";
 
 /** BoundListener is one bound TCP (or TLS) listener. */
 export class BoundListener {
@@ -71,6 +72,6 @@ export async function bindAll(urls: readonly URL[], tls?: TlsOptions): Promise<B
 /** goListenError words a failed listen as Go's net.Listen does: `listen tcp <host:port>: bind: <reason>`. */
 function goListenError(err: NodeJS.ErrnoException, url: URL): Error {
   const { address, port } = err as { address?: string; port?: number };
-  const addr = address === undefined ? url.host : `${address.includes(":") ? `[${address}]` : address}:${port}`;
+  const addr = address === undefined || port === undefined ? url.host : joinHostPort(address, port);
   return new Error(`listen tcp ${addr}: bind: ${errnoText(err)}`);
 }
