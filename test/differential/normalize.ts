@@ -56,9 +56,12 @@ export class Normalizer {
     let s = text.split(this.dir).join("<DIR>");
     s = this.logLines(s);
     s = s.replace(/(127\.0\.0\.1|localhost):(\d{2,5})\b/g, (_m, host: string, p: string) => `${host}:${this.port(p)}`);
-    // ids: decimal (JSON, alarm list) are 15+ digits, hex ones 12..16 hex digits with a letter (or known)
+    // ids: decimal (JSON, alarm list) are 15+ digits, hex ones 12..16 hex digits with a letter (or known). A hex
+    // id without a letter (1 in ~2,000 member ids) also reads as decimal: a known id read as hex wins.
     s = s.replace(/(?<![0-9a-zA-Z.])(\d{15,20})(?![0-9a-zA-Z.])/g, (m, v: string) => {
       const n = BigInt(v);
+      const hex = v.length <= 16 ? BigInt(`0x${v}`) : undefined;
+      if (hex !== undefined && !this.ids.has(n) && this.ids.has(hex)) return this.id(hex);
       return n < 1n << 64n ? this.id(n) : m;
     });
     s = s.replace(/(?<![0-9a-zA-Z\\<])([0-9a-f]{12,16})(?![0-9a-zA-Z>])/g, (m, h: string) => {
