@@ -60,7 +60,12 @@ export default tseslint.config(
   },
   {
     // The pure cores: no node:* modules, no clocks, no randomness, no timers (../shared/style.md).
-    files: ["engine/raft/**/*.ts", "engine/mvcc/**/*.ts", "engine/lease/**/*.ts", "engine/common/**/*.ts"],
+    files: [
+      "engine/store/raft/**/*.ts",
+      "engine/store/mvcc/**/*.ts",
+      "engine/store/lease/**/*.ts",
+      "engine/common/**/*.ts",
+    ],
     ignores: ["**/*.test.ts", "**/testdata/**"],
     rules: {
       "no-restricted-imports": [

@@ -1,5 +1,5 @@
 // npm run bench -- cluster: a 3-member cluster of our etcd against a 3-member cluster of real etcd 3.4
-// (/usr/bin/etcd), same machine, same run, same client (engine/client), members started by engine/cluster with
+// (/usr/bin/etcd), same machine, same run, same client (engine/store/client), members started by engine/lab-engine/cluster with
 // the same flags. Reported as ratios ours/etcd:
 //   1. spawn to first write: from spawning the members to the first acknowledged linearizable put (median of
 //      BENCH_CLUSTER_SPAWNS fresh clusters, default 10, alternating the backends);
@@ -19,13 +19,13 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { Cluster } from "../engine/cluster/cluster.ts";
-import type { ClusterRpc } from "../engine/cluster/cluster-rpc.ts";
-import { realEtcdPath, resolveMemberBinary, memberVersion } from "../engine/cluster/member-binary.ts";
-import { freePorts } from "../engine/cluster/ports.ts";
-import type { Backend } from "../engine/cluster/status-types.ts";
-import { EtcdClient } from "../engine/client/index.ts";
-import { Watchdog } from "../engine/session/watchdog.ts";
+import { Cluster } from "../engine/lab-engine/cluster/cluster.ts";
+import type { ClusterRpc } from "../engine/lab-engine/cluster/cluster-rpc.ts";
+import { realEtcdPath, resolveMemberBinary, memberVersion } from "../engine/lab-engine/cluster/member-binary.ts";
+import { freePorts } from "../engine/lab-engine/cluster/ports.ts";
+import type { Backend } from "../engine/lab-engine/types/status-types.ts";
+import { EtcdClient } from "../engine/store/client/index.ts";
+import { Watchdog } from "../engine/lab-engine/cluster/watchdog.ts";
 
 const seconds = Number(process.env["BENCH_CLUSTER_SECONDS"] ?? 3);
 const warmupSeconds = Number(process.env["BENCH_CLUSTER_WARMUP"] ?? 3);

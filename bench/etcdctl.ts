@@ -43,7 +43,7 @@ function runOnce(argv: string[], env: NodeJS.ProcessEnv): Promise<Sample> {
 
 /** esmLauncher bundles etcdctl as one ES module behind an ES module launcher, as bin/etcdctl was before. */
 async function esmLauncher(): Promise<string> {
-  const bundle = await esmBundle("engine/etcdctl/main.ts", "bench-etcdctl");
+  const bundle = await esmBundle("engine/tools/etcdctl/main.ts", "bench-etcdctl");
   const launcher = join(dirname(bundle), "bench-etcdctl-launcher.mjs");
   writeFileSync(launcher, 'import("./bench-etcdctl.mjs");\n');
   return launcher;

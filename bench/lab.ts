@@ -9,12 +9,12 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineLab, type LabDefinition } from "../engine/lab-api.ts";
-import type { Backend } from "../engine/cluster/status-types.ts";
-import { testBackends } from "../engine/cluster/testing.ts";
-import { connectEtcd } from "../engine/session/etcd-connection.ts";
-import { SessionManager } from "../engine/session/session-manager.ts";
-import type { BootPhase, LabSession } from "../engine/session/session.ts";
+import { defineLab, type LabDefinition } from "../engine/lab-engine/index.ts";
+import type { Backend } from "../engine/lab-engine/types/status-types.ts";
+import { testBackends } from "../engine/lab-engine/cluster/testing.ts";
+import { connectEtcd } from "../engine/lab-engine/cluster/etcd-connection.ts";
+import { SessionManager } from "../engine/lab-engine/session/session-manager.ts";
+import type { BootPhase, LabSession } from "../engine/lab-engine/session/session.ts";
 
 const task = {
   id: "noop",

@@ -4,7 +4,14 @@
 // entry. There is no real-etcd counterpart for the core alone (etcd-io/raft is a Go library), so the numbers
 // are absolute; the target is >= 200k committed entries/s.
 import { seededRng } from "../engine/common/rng.ts";
-import { MemoryStorage, RawNode, type Message, type NodeId, type LogIndex, type Term } from "../engine/raft/index.ts";
+import {
+  MemoryStorage,
+  RawNode,
+  type Message,
+  type NodeId,
+  type LogIndex,
+  type Term,
+} from "../engine/store/raft/index.ts";
 
 interface BenchNode {
   rn: RawNode;

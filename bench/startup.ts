@@ -12,8 +12,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { freePorts } from "../engine/cluster/ports.ts";
-import { memberNodeFlags } from "../engine/cluster/member-binary.ts";
+import { freePorts } from "../engine/lab-engine/cluster/ports.ts";
+import { memberNodeFlags } from "../engine/lab-engine/cluster/member-binary.ts";
 import { esmBundle, median } from "./before-bundle.ts";
 
 const ROUNDS = Number(process.env["BENCH_ROUNDS"] ?? 10);
@@ -106,7 +106,11 @@ export async function benchStartup(): Promise<StartupBenchRow[]> {
   const variants: [string, string[], NodeJS.ProcessEnv][] = [
     ["ours (code cache)", lab, base],
     ["ours (cache off)", lab, { ...base, ETCD_LAB_CODE_CACHE: "0" }],
-    ["ours (ESM bundle)", [process.execPath, await esmBundle("engine/member/main.ts", "bench-startup-etcd")], base],
+    [
+      "ours (ESM bundle)",
+      [process.execPath, await esmBundle("engine/store/etcdmain/main.ts", "bench-startup-etcd")],
+      base,
+    ],
   ];
   if (existsSync(realEtcd)) variants.push(["real etcd 3.4", [realEtcd, "--unsafe-no-fsync"], base]);
   else console.log("bench startup: /usr/bin/etcd is not installed; no real etcd row");

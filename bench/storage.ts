@@ -11,13 +11,13 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { LmdbBackend } from "../engine/backend/lmdb-backend.ts";
-import { EtcdClient } from "../engine/client/index.ts";
-import { realEtcdBinary, startRealEtcd } from "../engine/client/test-fixtures/real-etcd.ts";
-import { utf8Bytes } from "../engine/mvcc/bytes.ts";
-import { CompactionJob } from "../engine/mvcc/compaction.ts";
-import { isEtcdError } from "../engine/mvcc/errors.ts";
-import { KvStore } from "../engine/mvcc/kv-store.ts";
+import { LmdbBackend } from "../engine/store/backend/lmdb-backend.ts";
+import { EtcdClient } from "../engine/store/client/index.ts";
+import { realEtcdBinary, startRealEtcd } from "../engine/store/client/test-fixtures/real-etcd.ts";
+import { utf8Bytes } from "../engine/store/mvcc/bytes.ts";
+import { CompactionJob } from "../engine/store/mvcc/compaction.ts";
+import { isEtcdError } from "../engine/store/mvcc/errors.ts";
+import { KvStore } from "../engine/store/mvcc/kv-store.ts";
 
 const scale = Number(process.env.BENCH_STORAGE_SCALE ?? 1);
 const n = (x: number): number => Math.max(1, Math.round(x * scale));

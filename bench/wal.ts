@@ -21,11 +21,11 @@ import {
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Registry } from "../engine/metrics/registry.ts";
-import { EntryType } from "../engine/raft/raftpb.ts";
-import type { Entry, LogIndex, NodeId, Term } from "../engine/raft/raftpb.ts";
-import { walMetrics } from "../engine/wal/metrics.ts";
-import { Wal } from "../engine/wal/wal.ts";
+import { Registry } from "../engine/store/metrics/registry.ts";
+import { EntryType } from "../engine/store/raft/raftpb.ts";
+import type { Entry, LogIndex, NodeId, Term } from "../engine/store/raft/raftpb.ts";
+import { walMetrics } from "../engine/store/wal/metrics.ts";
+import { Wal } from "../engine/store/wal/wal.ts";
 
 const ms = (x: number): string => `${x.toFixed(3)} ms`;
 

@@ -2,7 +2,7 @@
 // defineLab validates with zod; errors name the field (and, through loadLabModule in the engine, the file).
 // Checks grade state — cluster contents, member status, workspace files, the event log — never keystrokes.
 import { z } from "zod";
-import type { CheckContext, SetupContext } from "../engine/lab-api.ts";
+import type { CheckContext, SetupContext } from "../engine/lab-engine/index.ts";
 
 /** CheckResult is what a task's check returns. `message` is one line for the learner, pass or fail. */
 export interface CheckResult {
@@ -16,7 +16,7 @@ export type CheckFn = (ctx: CheckContext) => Promise<CheckResult>;
 /** SetupFn prepares a fresh session after the cluster has a leader and the kube seed (if any) is written. */
 export type SetupFn = (ctx: SetupContext) => Promise<void>;
 
-/** WorkloadOptions tunes the kube workload (engine/kube/workload.ts); every interval is in milliseconds. */
+/** WorkloadOptions tunes the kube workload (engine/lab-engine/kube/workload.ts); every interval is in milliseconds. */
 export interface WorkloadOptions {
   /** nodeLeaseRenewMs: how often each node renews its Lease in kube-node-lease (kubelet: 10 s). */
   nodeLeaseRenewMs?: number;
@@ -26,7 +26,7 @@ export interface WorkloadOptions {
   compactionIntervalMs?: number;
 }
 
-/** KubeOptions tunes the Kubernetes-shaped seed (engine/kube/seed.ts). */
+/** KubeOptions tunes the Kubernetes-shaped seed (engine/lab-engine/kube/seed.ts). */
 export interface KubeOptions {
   /** seed makes names, uids and timestamps reproducible (default 1). */
   seed?: number;

@@ -16,11 +16,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** entries maps a dist file name to its source entry point. */
 export const entries = {
-  etcd: "engine/member/main.ts",
-  etcdctl: "engine/etcdctl/main.ts",
-  etcdutl: "engine/etcdutl/main.ts",
-  lab: "engine/lab-cli/main.ts",
-  "lab-server": "engine/http/main.ts",
+  etcd: "engine/store/etcdmain/main.ts",
+  etcdctl: "engine/tools/etcdctl/main.ts",
+  etcdutl: "engine/tools/etcdutl/main.ts",
+  lab: "engine/lab-engine/lab-cli/main.ts",
+  "lab-server": "engine/lab-engine/http/main.ts",
 };
 
 /**

@@ -1,4 +1,4 @@
-// npm run sim -- the deterministic Raft simulator (engine/raft/sim).
+// npm run sim -- the deterministic Raft simulator (engine/store/raft/sim).
 //
 //   npm run sim -- --seeds 1000                 run seeds 1..1000 (safety + liveness); failures print their seed
 //   npm run sim -- --seed 42 [--trace]          replay one seed exactly (with the last events and node logs)
@@ -6,10 +6,10 @@
 //   npm run sim -- --seeds 200 --bug commit-without-quorum   prove the checker catches a broken core
 // Options: --start N (first seed), --nodes 3|5, --safety-ms N, --liveness-ms N.
 import { parseArgs } from "node:util";
-import type { TestingBug } from "../engine/raft/config.ts";
-import { measureElection, percentile } from "../engine/raft/sim/election-stats.ts";
-import { describeProfile } from "../engine/raft/sim/profile.ts";
-import { runSeed, type SimResult } from "../engine/raft/sim/simulation.ts";
+import type { TestingBug } from "../engine/store/raft/config.ts";
+import { measureElection, percentile } from "../engine/store/raft/sim/election-stats.ts";
+import { describeProfile } from "../engine/store/raft/sim/profile.ts";
+import { runSeed, type SimResult } from "../engine/store/raft/sim/simulation.ts";
 
 const { values } = parseArgs({
   options: {

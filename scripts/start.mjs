@@ -1,4 +1,4 @@
-// npm start: build what is missing, then run the lab server (engine/http/main.ts → dist/lab-server.mjs) in
+// npm start: build what is missing, then run the lab server (engine/lab-engine/http/main.ts → dist/lab-server.mjs) in
 // this process. The command-line bundles (dist/*.mjs) are rebuilt when missing or older than engine/ and
 // lab/ (a second or two). The course site (site/dist) takes far longer to build, so when it is missing the
 // server starts at once and serves a "being built" page while `npm run build:site` runs in the background.

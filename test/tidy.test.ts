@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = join(import.meta.dirname, "..");
-const pureDirs = ["engine/raft", "engine/mvcc", "engine/lease", "engine/common"];
+const pureDirs = ["engine/store/raft", "engine/store/mvcc", "engine/store/lease", "engine/common"];
 const forbidden =
   /from ['"]node:|\bDate\.now\b|\bMath\.random\b|\bsetTimeout\b|\bsetInterval\b|\bsetImmediate\b|\bprocess\./;
 

@@ -23,7 +23,7 @@ if (!existsSync(join(repo, "dist", "lab-server.mjs"))) {
   await buildAll();
 }
 if (!existsSync(join(repo, "dist", "lab-server.mjs"))) {
-  console.error("dev: dist/lab-server.mjs could not be built (engine/http/main.ts is missing)");
+  console.error("dev: dist/lab-server.mjs could not be built (engine/lab-engine/http/main.ts is missing)");
   process.exit(1);
 }
 

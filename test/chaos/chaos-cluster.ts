@@ -1,26 +1,26 @@
 // A thin cluster harness for fault injection: N real member processes of our etcd (dist/etcd.cjs) on OS ports,
 // started with extra flags (the chaos runs take snapshots often, so snapshot transfer and log compaction are
 // under fault too), and the faults: SIGKILL and restart from the data dir, SIGSTOP/SIGCONT, partitions and
-// slow fsync through each member's fault channel. It is built from engine/cluster's pieces (MemberProcess,
-// member specs and flags, the fault-channel client, partition maths); engine/cluster's Cluster has no way to
+// slow fsync through each member's fault channel. It is built from engine/lab-engine/cluster's pieces (MemberProcess,
+// member specs and flags, the fault-channel client, partition maths); engine/lab-engine/cluster's Cluster has no way to
 // pass extra flags, which is why this exists. Faults are desired state: a member that restarts gets its own
 // network and disk faults back before anything else talks to it.
 import { mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { ControlClient } from "../../engine/cluster/control-client.ts";
-import { resolveMemberBinary } from "../../engine/cluster/member-binary.ts";
-import { MemberProcess } from "../../engine/cluster/member-process.ts";
+import { ControlClient } from "../../engine/lab-engine/cluster/control-client.ts";
+import { resolveMemberBinary } from "../../engine/lab-engine/cluster/member-binary.ts";
+import { MemberProcess } from "../../engine/lab-engine/cluster/member-process.ts";
 import {
   endpoint,
   initialCluster,
   memberFlags,
   memberSpec,
   type MemberSpec,
-} from "../../engine/cluster/member-spec.ts";
-import { healedFaults, partitionFaults } from "../../engine/cluster/partition.ts";
-import { freePorts } from "../../engine/cluster/ports.ts";
-import { noFaults, type MemberFaults } from "../../engine/cluster/status-types.ts";
-import type { ProcessGuard } from "../../engine/session/watchdog.ts";
+} from "../../engine/lab-engine/cluster/member-spec.ts";
+import { healedFaults, partitionFaults } from "../../engine/lab-engine/cluster/partition.ts";
+import { freePorts } from "../../engine/lab-engine/cluster/ports.ts";
+import { noFaults, type MemberFaults } from "../../engine/lab-engine/types/status-types.ts";
+import type { ProcessGuard } from "../../engine/lab-engine/cluster/watchdog.ts";
 
 /** ChaosClusterOptions configure a cluster. */
 export interface ChaosClusterOptions {

@@ -1,14 +1,14 @@
 // One chaos run: a fresh cluster of our members, concurrent clients and the nemesis for a while, then the
-// final state, and three verdicts — the history is linearizable (engine/lincheck, etcd's full revision
+// final state, and three verdicts — the history is linearizable (engine/store/lincheck, etcd's full revision
 // model), no acknowledged write is lost and nothing was written that no client sent (the store's own
 // history), and every member has the same HashKV at one revision. A failure keeps the workspace (member logs,
 // data dirs, history.json) and says how to replay the seed.
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EtcdClient } from "../../engine/client/index.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
 import { seededRng } from "../../engine/common/rng.ts";
-import { utf8String } from "../../engine/mvcc/bytes.ts";
+import { utf8String } from "../../engine/store/mvcc/bytes.ts";
 import {
   checkHistory,
   describeCheck,
@@ -19,8 +19,8 @@ import {
   type KvOperation,
   type KvOutput,
   type KvState,
-} from "../../engine/lincheck/index.ts";
-import { Watchdog, type ProcessGuard } from "../../engine/session/watchdog.ts";
+} from "../../engine/store/lincheck/index.ts";
+import { Watchdog, type ProcessGuard } from "../../engine/lab-engine/cluster/watchdog.ts";
 import { ChaosCluster } from "./chaos-cluster.ts";
 import { allFaults, runNemesis, type FaultKind, type FaultRecord } from "./nemesis.ts";
 import { settle, type Settled } from "./settle.ts";

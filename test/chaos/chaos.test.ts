@@ -7,10 +7,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EtcdClient } from "../../engine/client/index.ts";
-import { etcdOutput, etcdRequest } from "../../engine/lincheck/etcd-requests.ts";
-import { checkHistory, describeCheck, kvModel, type KvInput, type KvOperation } from "../../engine/lincheck/index.ts";
-import { Watchdog } from "../../engine/session/watchdog.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
+import { etcdOutput, etcdRequest } from "../../engine/store/lincheck/etcd-requests.ts";
+import {
+  checkHistory,
+  describeCheck,
+  kvModel,
+  type KvInput,
+  type KvOperation,
+} from "../../engine/store/lincheck/index.ts";
+import { Watchdog } from "../../engine/lab-engine/cluster/watchdog.ts";
 import { ChaosCluster } from "./chaos-cluster.ts";
 import { closeGuard, runChaos, summarize } from "./chaos-run.ts";
 import { findLeader } from "./nemesis.ts";

@@ -9,7 +9,7 @@
 import { parseArgs } from "node:util";
 import { runStoreCrash, summarizeStoreCrash } from "../crash-store/store-crash.ts";
 import { runWalCrash } from "../crash/wal-crash.ts";
-import { Watchdog } from "../../engine/session/watchdog.ts";
+import { Watchdog } from "../../engine/lab-engine/cluster/watchdog.ts";
 import { ChaosFailure, closeGuard, runChaos, summarize, type ChaosReport } from "./chaos-run.ts";
 
 const usage =

@@ -4,7 +4,7 @@
 // members themselves report it), any member otherwise. Every episode ends with its fault undone; choices
 // come from a seeded Rng (timing does not: a seed replays the choices, not the interleavings).
 import type { Rng } from "../../engine/common/rng.ts";
-import type { EtcdClient } from "../../engine/client/index.ts";
+import type { EtcdClient } from "../../engine/store/client/index.ts";
 import type { ChaosCluster } from "./chaos-cluster.ts";
 
 /** FaultKind names a nemesis episode. */

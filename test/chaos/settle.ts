@@ -1,11 +1,11 @@
 // The end of a chaos run: undo every fault, wait until the cluster takes a write again (the fence), read the
 // run's keys once more, wait until every member has applied the fence, and collect what the members hold:
 // HashKV at the fence revision from each member, and the store's history of the run's keys from a watch.
-import type { EtcdClient } from "../../engine/client/index.ts";
-import { utf8String } from "../../engine/mvcc/bytes.ts";
-import { Event_EventType } from "../../engine/proto/gen/mvccpb.ts";
-import { etcdOutput, etcdRequest } from "../../engine/lincheck/etcd-requests.ts";
-import { prefixRange, type KvInput, type KvOperation } from "../../engine/lincheck/index.ts";
+import type { EtcdClient } from "../../engine/store/client/index.ts";
+import { utf8String } from "../../engine/store/mvcc/bytes.ts";
+import { Event_EventType } from "../../engine/store/proto/gen/mvccpb.ts";
+import { etcdOutput, etcdRequest } from "../../engine/store/lincheck/etcd-requests.ts";
+import { prefixRange, type KvInput, type KvOperation } from "../../engine/store/lincheck/index.ts";
 import type { ChaosCluster } from "./chaos-cluster.ts";
 import { callRpc } from "./workload.ts";
 import type { StoreEvent } from "./write-audit.ts";

@@ -6,14 +6,14 @@
 // and the client continues under a new client id, as a Jepsen process does after an indeterminate result.
 import type { Rng } from "../../engine/common/rng.ts";
 import { seededRng } from "../../engine/common/rng.ts";
-import { EtcdClient } from "../../engine/client/index.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
 import {
   etcdOutput,
   etcdRequest,
   type EtcdKvRequest,
   type EtcdKvResponse,
-} from "../../engine/lincheck/etcd-requests.ts";
-import { prefixRange, type KvInput, type KvOperation, type KvRecord } from "../../engine/lincheck/index.ts";
+} from "../../engine/store/lincheck/etcd-requests.ts";
+import { prefixRange, type KvInput, type KvOperation, type KvRecord } from "../../engine/store/lincheck/index.ts";
 
 /** WorkloadOptions configure the clients. */
 export interface WorkloadOptions {

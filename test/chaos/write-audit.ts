@@ -3,7 +3,7 @@
 // acknowledged with (no lost writes); every event must come from a write some client sent, once (no
 // phantom or duplicated writes); every revision of the run must hold exactly one event (each write touches
 // one key). Unknown-outcome writes that show up are counted as resolved.
-import type { KvBranch, KvOperation } from "../../engine/lincheck/index.ts";
+import type { KvBranch, KvOperation } from "../../engine/store/lincheck/index.ts";
 
 /** StoreEvent is one event of the store's history. */
 export interface StoreEvent {

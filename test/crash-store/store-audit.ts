@@ -1,14 +1,14 @@
 // The full-store crash test's judge: the writes the clients sent (each a put or a txn of puts with unique
 // values and deletes, on distinct keys) against the store's own history (every event from a watch). It
-// replays the history into a fresh in-memory MVCC store (engine/mvcc over MemoryBackend), revision by
+// replays the history into a fresh in-memory MVCC store (engine/store/mvcc over MemoryBackend), revision by
 // revision, and checks on the way that each revision is exactly one sent write, all of it (a txn's puts and
 // deletes all or none), applied once; that every acknowledged write sits at the revision it was acknowledged
 // with; that writes acknowledged before another write was sent come before it (revisions follow real time);
 // and at the end that the replay's HashKV and key-value state are what every member holds.
-import { KvStore } from "../../engine/mvcc/kv-store.ts";
-import { MemoryBackend } from "../../engine/mvcc/memory-backend.ts";
-import { utf8Bytes, utf8String } from "../../engine/mvcc/bytes.ts";
-import { isEtcdError } from "../../engine/mvcc/errors.ts";
+import { KvStore } from "../../engine/store/mvcc/kv-store.ts";
+import { MemoryBackend } from "../../engine/store/mvcc/memory-backend.ts";
+import { utf8Bytes, utf8String } from "../../engine/store/mvcc/bytes.ts";
+import { isEtcdError } from "../../engine/store/mvcc/errors.ts";
 
 /** WriteOp is one write a client sent; `revision` is set when it was acknowledged. */
 export interface WriteOp {

@@ -9,11 +9,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EtcdClient } from "../../engine/client/index.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
 import { seededRng } from "../../engine/common/rng.ts";
-import { prefixEnd, utf8Bytes, utf8String } from "../../engine/mvcc/bytes.ts";
-import { Event_EventType } from "../../engine/proto/gen/mvccpb.ts";
-import { Watchdog, type ProcessGuard } from "../../engine/session/watchdog.ts";
+import { prefixEnd, utf8Bytes, utf8String } from "../../engine/store/mvcc/bytes.ts";
+import { Event_EventType } from "../../engine/store/proto/gen/mvccpb.ts";
+import { Watchdog, type ProcessGuard } from "../../engine/lab-engine/cluster/watchdog.ts";
 import { ChaosCluster } from "../chaos/chaos-cluster.ts";
 import { closeGuard } from "../chaos/chaos-run.ts";
 import { StoreReplay, type KvEntry, type StoreEvent, type WriteOp } from "./store-audit.ts";

@@ -2,10 +2,10 @@
 // delete on distinct keys, every value unique) until told to stop, and the probe that waits for a restarted
 // store to take a write. Every write is registered before it is sent and marked when acknowledged; a write
 // that fails has an unknown outcome (the store's history decides).
-import { EtcdClient } from "../../engine/client/index.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
 import type { Rng } from "../../engine/common/rng.ts";
-import { utf8Bytes } from "../../engine/mvcc/bytes.ts";
-import { DeleteRangeRequest, PutRequest } from "../../engine/proto/gen/etcdserverpb.ts";
+import { utf8Bytes } from "../../engine/store/mvcc/bytes.ts";
+import { DeleteRangeRequest, PutRequest } from "../../engine/store/proto/gen/etcdserverpb.ts";
 import type { WriteOp } from "./store-audit.ts";
 import { StoreCrashFailure } from "./store-failure.ts";
 

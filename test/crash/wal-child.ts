@@ -1,4 +1,4 @@
-// The process the WAL crash test kills: it recovers the member's durable state through engine/datadir (the
+// The process the WAL crash test kills: it recovers the member's durable state through engine/store/datadir (the
 // real restart path: newest snapshot with a marker, WAL from there, torn tail repaired), checks every payload,
 // reports what it recovered, then appends Raft-shaped batches through the WAL as fast as it can, printing a
 // line for each step once it is durable. Bundled by wal-crash.ts and run as `node wal-child.mjs ...`.
@@ -15,10 +15,10 @@ import {
   dataDirLayout,
   isMemberInitialized,
   restartMemberStorage,
-} from "../../engine/datadir/index.ts";
-import type { MemberStorage } from "../../engine/datadir/index.ts";
-import { EntryType } from "../../engine/raft/raftpb.ts";
-import type { ConfState, Entry, LogIndex, NodeId, Term } from "../../engine/raft/raftpb.ts";
+} from "../../engine/store/datadir/index.ts";
+import type { MemberStorage } from "../../engine/store/datadir/index.ts";
+import { EntryType } from "../../engine/store/raft/raftpb.ts";
+import type { ConfState, Entry, LogIndex, NodeId, Term } from "../../engine/store/raft/raftpb.ts";
 import { digestStep, payload, payloadMatches } from "./wal-payload.ts";
 
 const [dataDir = "", seedArg = "1", segmentArg = "65536", ...flags] = process.argv.slice(2);

@@ -9,7 +9,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import type { Session } from "../../engine/lab-api.ts";
+import type { Session } from "../../engine/lab-engine/index.ts";
 import { repo } from "./harness.ts";
 
 /** freePort asks the OS for a port that is free right now. */

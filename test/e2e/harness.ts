@@ -38,7 +38,7 @@ const labServerEntry = join(repo, "engine", "http", "main.ts");
 export function missingPrerequisites(): string[] {
   const missing: string[] = [];
   if (!existsSync(chromiumPath)) missing.push(`Chromium at ${chromiumPath} (Debian package "chromium")`);
-  if (!existsSync(labServerEntry)) missing.push("the lab server (engine/http/main.ts)");
+  if (!existsSync(labServerEntry)) missing.push("the lab server (engine/lab-engine/http/main.ts)");
   return missing;
 }
 

@@ -2,7 +2,7 @@
 // the member exits ("address already in use") and the cluster starts again on fresh ports.
 import { createServer, type Server, type Socket } from "node:net";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import type * as Ports from "../../engine/cluster/ports.ts";
+import type * as Ports from "../../engine/lab-engine/cluster/ports.ts";
 import { TestCluster } from "../member/harness.ts";
 import { startCluster } from "./cluster.ts";
 
@@ -10,7 +10,7 @@ const taken = vi.hoisted(() => ({ servers: [] as Server[], ports: [] as number[]
 
 // The first call of freePorts after `armed` is set: its lowest port (m1's client port once sorted) is taken
 // right away, by a server that accepts connections and never answers.
-vi.mock("../../engine/cluster/ports.ts", async (importOriginal) => {
+vi.mock("../../engine/lab-engine/cluster/ports.ts", async (importOriginal) => {
   const real = await importOriginal<typeof Ports>();
   return {
     freePorts: async (n: number): Promise<number[]> => {

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePorts } from "../../engine/cluster/ports.ts";
+import { freePorts } from "../../engine/lab-engine/cluster/ports.ts";
 
 /** ServerKind selects the member binary: Debian's etcd 3.4 or this repo's bin/etcd. */
 export type ServerKind = "real" | "ours";

@@ -13,7 +13,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, it } from "vitest";
-import { requireBinary } from "../../engine/cli/testing.ts";
+import { requireBinary } from "../../engine/tools/cobra/testing.ts";
 import type { Cluster, ServerKind } from "./cluster.ts";
 import { realEtcd, startCluster } from "./cluster.ts";
 import { Normalizer } from "./normalize.ts";

@@ -1,5 +1,5 @@
 // The fault and membership controls end to end on a five-member cluster of our store (real etcd has no fault
-// channel; its process controls are covered in engine/cluster/cluster.test.ts): a partition of arbitrary groups
+// channel; its process controls are covered in engine/lab-engine/cluster/cluster.test.ts): a partition of arbitrary groups
 // keeps the majority side writable and is reported in the status; isolating the leader elects another; a link
 // delay and a slow disk show in the members' faults (and the slow disk in the WAL fsync p99 read from /metrics);
 // heal undoes them; a partition holds across a member's restart; add-member/remove-member and wipe/rejoin change
@@ -8,9 +8,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cpSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterStatus, LabEvent, MemberStatus, Session } from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
-import { EtcdConnection } from "../../engine/session/etcd-connection.ts";
+import type { ClusterStatus, LabEvent, MemberStatus, Session } from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { startTestServer, until, type TestServer } from "./helpers.ts";
 
 const ours = (await testBackends(["ours"]))[0];

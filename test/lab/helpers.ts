@@ -4,10 +4,10 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
-import type { Backend } from "../../engine/cluster/status-types.ts";
-import { connectEtcd } from "../../engine/session/etcd-connection.ts";
-import { loadLabs } from "../../engine/session/lab-loader.ts";
-import { startLabServer, type LabServer } from "../../engine/http/server.ts";
+import type { Backend } from "../../engine/lab-engine/types/status-types.ts";
+import { connectEtcd } from "../../engine/lab-engine/cluster/etcd-connection.ts";
+import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
+import { startLabServer, type LabServer } from "../../engine/lab-engine/http/server.ts";
 
 /** fixtureLabs is the directory of the test-only labs (00-example, 00-other). */
 export const fixtureLabs = join(import.meta.dirname, "fixtures", "labs");

@@ -1,4 +1,4 @@
-// The lab server's contract (engine/http/API.md) against real member processes: authentication and Origin,
+// The lab server's contract (engine/lab-engine/http/API.md) against real member processes: authentication and Origin,
 // sessions per learner × lab with caps, controls, tasks (check, hint, solve, sticky progress), the terminal
 // and cluster WebSockets, reset, progress across a restart, and nothing left running after DELETE.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,8 +12,8 @@ import type {
   Session,
   SolveAnswer,
   TaskResult,
-} from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
+} from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { alive, connectWs, startTestServer, until, type TestServer } from "./helpers.ts";
 
 const backends = await testBackends();

@@ -4,10 +4,10 @@
 // (each its own server and session; tasks in order within one): they mostly wait on elections and processes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import type { Session, SolveAnswer, TaskResult } from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/cluster/repo-root.ts";
-import { labFiles, loadLabs } from "../../engine/session/lab-loader.ts";
+import type { Session, SolveAnswer, TaskResult } from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { labFiles, loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 const labsDir = join(repoRoot(), "lab");

@@ -9,9 +9,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, 
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import WebSocket from "ws";
-import type { Session } from "../../engine/lab-api.ts";
-import { repoRoot } from "../../engine/cluster/repo-root.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
+import type { Session } from "../../engine/lab-engine/index.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { Recorder, until } from "./helpers.ts";
 
 /** readyBudgetS bounds "ready in N s" here; the target (≤ 10 s on an idle machine) is in the report. */

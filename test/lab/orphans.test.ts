@@ -6,9 +6,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterStatus, Session } from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/cluster/repo-root.ts";
+import type { ClusterStatus, Session } from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
 import { alive, fixtureLabs, until } from "./helpers.ts";
 import WebSocket from "ws";
 

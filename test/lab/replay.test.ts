@@ -6,10 +6,10 @@ import { execFile } from "node:child_process";
 import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { ClusterStatus, LabEvent, Session } from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/cluster/repo-root.ts";
-import { replayControls } from "../../engine/session/replay.ts";
+import type { ClusterStatus, LabEvent, Session } from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { replayControls } from "../../engine/lab-engine/session/replay.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 const backend = (await testBackends())[0];
@@ -63,7 +63,7 @@ describe.skipIf(!backend)(`replay (${backend ?? "no backend"})`, () => {
     await t.api("POST", `/api/sessions/${session.id}/members/m1/resume`);
     await t.api("POST", `/api/sessions/${session.id}/reset`, {});
     const s = t.server.manager.get(session.id)!;
-    const events = (await import("../../engine/session/event-log.ts")).readEventFile(recorded);
+    const events = (await import("../../engine/lab-engine/session/event-log.ts")).readEventFile(recorded);
     const steps = await replayControls(s, events, { speed: 20 });
     expect(steps).toEqual([
       { action: "kill", member: "m1" },

@@ -2,9 +2,9 @@
 // opened at the same moment; another learner's session is invisible (404, also over WebSocket); the
 // server-wide cap refuses one more with a clear error, and closing a session frees its slot.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LabProgress, Session, TaskResult } from "../../engine/lab-api.ts";
-import { testBackends } from "../../engine/cluster/testing.ts";
-import { EtcdConnection } from "../../engine/session/etcd-connection.ts";
+import type { LabProgress, Session, TaskResult } from "../../engine/lab-engine/index.ts";
+import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { connectWs, startTestServer, type TestServer } from "./helpers.ts";
 
 const backend = (await testBackends())[0];

@@ -3,11 +3,11 @@
 // auth RPCs' answer, a lagging member catching up through a Raft snapshot, periodic auto compaction, a
 // graceful SIGTERM of the leader (leadership handed over first), and quorum loss (`hasleader`, /health).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlClient } from "../../engine/cluster/control-client.ts";
+import { ControlClient } from "../../engine/lab-engine/cluster/control-client.ts";
 import { ETCD_VERSION } from "../../engine/common/version.ts";
-import { EtcdClient } from "../../engine/client/index.ts";
-import { GrpcChannel, unaryCall } from "../../engine/grpc/index.ts";
-import { KVService, PutRequest, RangeRequest, RequestOp } from "../../engine/proto/gen/etcdserverpb.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
+import { GrpcChannel, unaryCall } from "../../engine/store/grpc/index.ts";
+import { KVService, PutRequest, RangeRequest, RequestOp } from "../../engine/store/proto/gen/etcdserverpb.ts";
 import { TestCluster } from "./harness.ts";
 
 const enc = new TextEncoder();

@@ -4,7 +4,7 @@
 // elected, the data is there, the membership is what it was, and new writes commit. The single member also
 // has a Raft snapshot on disk with membership changes after it, replayed against the snapshot's membership.
 import { afterEach, describe, expect, it } from "vitest";
-import { EtcdClient } from "../../engine/client/index.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
 import { TestCluster } from "./harness.ts";
 
 const enc = new TextEncoder();

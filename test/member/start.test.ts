@@ -9,7 +9,7 @@ import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { freePorts } from "../../engine/cluster/ports.ts";
+import { freePorts } from "../../engine/lab-engine/cluster/ports.ts";
 import { TestCluster, memberCommand } from "./harness.ts";
 
 let dir: string;

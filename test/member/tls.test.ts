@@ -6,9 +6,9 @@ import { execFile } from "node:child_process";
 import { rmSync } from "node:fs";
 import { connect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EtcdClient } from "../../engine/client/index.ts";
-import { makeTestCerts, opensslAvailable, type TestCerts } from "../../engine/grpc/test-fixtures/certs.ts";
-import { freePorts } from "../../engine/cluster/ports.ts";
+import { EtcdClient } from "../../engine/store/client/index.ts";
+import { makeTestCerts, opensslAvailable, type TestCerts } from "../../engine/store/grpc/test-fixtures/certs.ts";
+import { freePorts } from "../../engine/lab-engine/cluster/ports.ts";
 import { TestCluster, haveReal, httpGetUrl, realEtcdctlPath, type TlsFiles } from "./harness.ts";
 
 const haveOpenssl = opensslAvailable();

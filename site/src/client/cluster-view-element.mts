@@ -2,7 +2,7 @@
 // per-member actions menu (WAI-ARIA menu button). Every string comes from lib/cluster-model.ts; this file
 // only creates elements once per member and updates their text in place, so focus and open menus survive
 // the updates and screen readers are not flooded.
-import type { ClusterStatus, MemberStatus } from "../../../engine/lab-api.ts";
+import type { ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
 import type { MenuItem } from "../lib/cluster-model.ts";
 import { announcements, clusterSummary, memberMenu, memberView } from "../lib/cluster-model.ts";
 import { menuButtonKey, menuKey } from "../lib/menu-keys.ts";

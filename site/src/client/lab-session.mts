@@ -1,7 +1,7 @@
 // One lab session per lab on a page, shared by every component: it is opened (POST /api/sessions) once,
 // and its /ws/cluster stream (status, events, task results, session changes) is fanned out to subscribers.
 // The stream reconnects with backoff; the latest status is kept for components that subscribe late.
-import type { ClusterMessage, ClusterStatus, Session } from "../../../engine/lab-api.ts";
+import type { ClusterMessage, ClusterStatus, Session } from "../../../engine/lab-engine/index.ts";
 import { reconnectDelayMs } from "../lib/backoff.ts";
 import { api, authReady, setPageStatus } from "./auth.mts";
 

@@ -2,7 +2,7 @@
 // change a result), Check with the check's one-line reason, hints one at a time, Solve (the server types the
 // scripted solution into a visible terminal) and Reset lab. Every result is also said in an ARIA live region,
 // and passed tasks are saved to localStorage for the course map.
-import type { LabSummary, TaskResult, TaskState } from "../../../engine/lab-api.ts";
+import type { LabSummary, TaskResult, TaskState } from "../../../engine/lab-engine/index.ts";
 import { readStored, withTask, writeStored } from "../lib/progress.ts";
 import { api } from "./auth.mts";
 import type { LabSession } from "./lab-session.mts";

@@ -1,4 +1,4 @@
-// A typed client for the lab server's REST API (engine/http/API.md §3). fetch is injected so the client is
+// A typed client for the lab server's REST API (engine/lab-engine/http/API.md §3). fetch is injected so the client is
 // unit-tested without a server; in the browser it is window.fetch and the token cookie rides along.
 import type {
   ApiError,
@@ -11,7 +11,7 @@ import type {
   SolveAnswer,
   TaskResult,
   TaskState,
-} from "../../../engine/lab-api.ts";
+} from "../../../engine/lab-engine/index.ts";
 
 /** FetchLike is the subset of fetch the client uses. */
 export type FetchLike = (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-api.ts";
+import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
 import { announcements, clusterSummary, describeFaults, memberMenu, memberView } from "./cluster-model.ts";
 
 const names = ["m1", "m2", "m3"];

@@ -1,6 +1,6 @@
 // What the cluster view shows, computed from one ClusterStatus sample. The drawn nodes and the text table are
 // both rendered from memberView, so they cannot disagree; the DOM code only copies these strings.
-import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-api.ts";
+import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
 import type { MemberAction } from "./api-client.ts";
 import { humanBytes } from "./human-bytes.ts";
 

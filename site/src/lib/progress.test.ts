@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LabSummary } from "../../../engine/lab-api.ts";
+import type { LabSummary } from "../../../engine/lab-engine/index.ts";
 import type { StorageLike } from "./progress.ts";
 import {
   describeProgress,

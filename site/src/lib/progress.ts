@@ -1,7 +1,7 @@
 // Learner progress as the course map shows it. The server is the source of truth (API.md: GET /api/progress);
 // localStorage keeps the last known copy so the map shows progress at once, and offline. A passed task stays
 // passed, so merging is a union.
-import type { LabProgress, LabSummary } from "../../../engine/lab-api.ts";
+import type { LabProgress, LabSummary } from "../../../engine/lab-engine/index.ts";
 
 /** progressStorageKey is the localStorage key (versioned so a format change can start fresh). */
 export const progressStorageKey = "etcd-lab:progress:v1";

@@ -1,8 +1,8 @@
-// The client side of /ws/terminal (engine/http/API.md §4.1), without the DOM: it opens the socket, feeds
+// The client side of /ws/terminal (engine/lab-engine/http/API.md §4.1), without the DOM: it opens the socket, feeds
 // output to a sink (xterm), sends input and resizes, rebuilds the screen from the server's replay after a
 // reconnect, and reconnects with backoff when the connection drops. Sockets, timers and randomness are
 // injected, so every path is unit-tested.
-import type { TerminalServerMessage } from "../../../engine/lab-api.ts";
+import type { TerminalServerMessage } from "../../../engine/lab-engine/index.ts";
 import { reconnectDelayMs } from "./backoff.ts";
 
 /** SocketLike is the part of the browser WebSocket used here (binaryType "arraybuffer"). */

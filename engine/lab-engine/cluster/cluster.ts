@@ -1,0 +1,615 @@
+// A session's cluster: N member processes on OS-assigned ports, the process and fault controls of the lab,
+// and status samples. Every control waits until its effect is observed (the process exited, stopped, or
+// listens again; the fault is installed on every member) and reports an event through onEvent.
+import { mkdirSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { readFile } from "node:fs/promises";
+import type { Backend, ClusterStatus, MemberFaults } from "../types/status-types.ts";
+import { noFaults } from "../types/status-types.ts";
+import { resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
+import { MemberProcess, type MemberExit } from "./member-process.ts";
+import {
+  clientUrl,
+  endpoint,
+  initialCluster,
+  memberFlags,
+  memberSpec,
+  metricsUrl,
+  peerUrl,
+  type MemberSpec,
+} from "./member-spec.ts";
+import { freePorts } from "./ports.ts";
+import { httpGet } from "./http-get.ts";
+import { ControlClient } from "./control-client.ts";
+import { groupsOf, healedFaults, partitionFaults, PartitionError } from "./partition.ts";
+import { StatusSampler } from "./status-sampler.ts";
+import { ClusterControlError } from "./control-error.ts";
+import type { ClusterRpc } from "./cluster-rpc.ts";
+import type { ProcessGuard } from "./watchdog.ts";
+import type { LabEventBody } from "../types/event-types.ts";
+
+/** ClusterOptions configure a cluster. */
+export interface ClusterOptions {
+  /** session names the cluster (its --initial-cluster-token is etcd-lab-<session>). */
+  session: string;
+  workspace: string;
+  backend: Backend;
+  members: number;
+  quotaBackendBytes?: number | undefined;
+  guard: ProcessGuard;
+  rpc: ClusterRpc;
+  onEvent: (e: LabEventBody) => void;
+  /** ports reuses a previous cluster's ports (3 per member: client, peer, metrics), e.g. on reset. */
+  ports?: number[] | undefined;
+  readyTimeoutMs?: number;
+  /**
+   * onPhase is told when start-up passes a phase (for the start-up timeline): "ports" (chosen), "spawned"
+   * (every member's process exists), "answering" (every member's metrics port answered /health, healthy or
+   * not), "healthy" (every member said healthy: a leader exists).
+   */
+  onPhase?: (phase: StartPhase) => void;
+  /**
+   * onEndpoints is told the client endpoints of each start attempt as its members are spawned, so a caller
+   * can prepare what needs them (the session's shell) while the cluster elects. A retry on other
+   * ports calls it again with the new ones.
+   */
+  onEndpoints?: (endpoints: string[]) => void;
+}
+
+/** StartPhase names a step of a cluster's start (see ClusterOptions.onPhase). */
+export type StartPhase = "ports" | "spawned" | "answering" | "healthy";
+
+interface Member {
+  spec: MemberSpec;
+  proc: MemberProcess;
+  wiped: boolean;
+  faults: MemberFaults;
+  control: ControlClient | null;
+}
+
+const startAttemptsMax = 3;
+/** defaultQuotaBytes is etcd's default --quota-backend-bytes (2 GiB). */
+export const defaultQuotaBytes = 2 * 1024 * 1024 * 1024;
+
+/** Announce is called by a control once it passed validation, right before it acts (the event is logged then). */
+export type Announce = () => void;
+const noop: Announce = () => undefined;
+
+/** Cluster owns a session's member processes. */
+export class Cluster {
+  readonly binary: MemberBinary;
+  private readonly members: Member[] = [];
+  private readonly sampler: StatusSampler;
+  private destroyed = false;
+
+  private constructor(private opts: ClusterOptions) {
+    this.binary = resolveMemberBinary(opts.backend);
+    // Through this.opts, so that handOver redirects the samples too.
+    this.sampler = new StatusSampler(opts.session, { status: (ep, ms) => this.opts.rpc.status(ep, ms) });
+  }
+
+  /**
+   * handOver gives a started cluster to a new owner (a warm cluster from the pool to its session): from now
+   * on its events go to `owner.onEvent` and its membership and status calls to `owner.rpc`.
+   */
+  handOver(owner: Pick<ClusterOptions, "onEvent" | "rpc">): void {
+    this.opts = { ...this.opts, onEvent: owner.onEvent, rpc: owner.rpc };
+  }
+
+  /** allRunning says every member's process is alive (none exited, none paused). */
+  allRunning(): boolean {
+    return !this.destroyed && this.members.every((m) => m.proc.pid !== null && m.proc.state !== "paused");
+  }
+
+  /** start creates the members and waits until every one reports healthy (a leader exists). */
+  static async start(opts: ClusterOptions): Promise<Cluster> {
+    const c = new Cluster(opts);
+    mkdirSync(opts.workspace, { recursive: true });
+    let lastErr: unknown;
+    for (let attempt = 0; attempt < startAttemptsMax; attempt++) {
+      const ports =
+        attempt === 0 && opts.ports?.length === opts.members * 3 ? opts.ports : await freePorts(opts.members * 3);
+      try {
+        await c.bootstrap(ports);
+        return c;
+      } catch (err) {
+        lastErr = err;
+        await c.killAll();
+        c.members.length = 0;
+        if (!(err instanceof StartupExit)) break; // a timeout will not get better with other ports
+      }
+    }
+    await c.destroy();
+    throw lastErr;
+  }
+
+  /** names lists the members in order. */
+  names(): string[] {
+    return this.members.map((m) => m.spec.name);
+  }
+
+  /** endpoints lists the members' client endpoints (127.0.0.1:port) in order. */
+  endpoints(): string[] {
+    return this.members.map((m) => endpoint(m.spec));
+  }
+
+  /** ports returns every member's three ports, for a reset that keeps the endpoints. */
+  ports(): number[] {
+    return this.members.flatMap((m) => [m.spec.clientPort, m.spec.peerPort, m.spec.metricsPort]);
+  }
+
+  /** specs describes where each member lives. */
+  specs(): MemberSpec[] {
+    return this.members.map((m) => ({ ...m.spec }));
+  }
+
+  /** pids lists the running members' pids. */
+  pids(): number[] {
+    return this.members.map((m) => m.proc.pid).filter((p): p is number => p !== null);
+  }
+
+  /** sample takes one status sample of every member. */
+  sample(): Promise<ClusterStatus> {
+    const members = this.members.map((m) => ({
+      name: m.spec.name,
+      endpoint: endpoint(m.spec),
+      clientUrl: clientUrl(m.spec),
+      peerUrl: peerUrl(m.spec),
+      metricsUrl: metricsUrl(m.spec),
+      process: m.proc.state,
+      pid: m.proc.pid,
+      faults: structuredClone(m.faults),
+    }));
+    return this.sampler.sample(members, groupsOf(this.names(), this.faultMap())).then((s) => {
+      for (const row of s.members) {
+        if (row.reachable) this.find(row.name)?.proc.markUp();
+        // etcd 3.4's Status has no dbSizeQuota: report the quota the member was started with.
+        if (row.reachable && row.dbSizeQuota === 0) row.dbSizeQuota = this.opts.quotaBackendBytes ?? defaultQuotaBytes;
+      }
+      for (const m of this.members) m.proc.boundLog();
+      return s;
+    });
+  }
+
+  // ---- process controls -------------------------------------------------------------------------------
+
+  /** stop sends SIGTERM and waits for the exit. */
+  async stop(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.running(name);
+    announce();
+    await m.proc.stop();
+  }
+
+  /** kill sends SIGKILL and waits for the exit. */
+  async kill(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.running(name);
+    announce();
+    await m.proc.kill();
+  }
+
+  /** pause sends SIGSTOP. */
+  pause(name: string, announce: Announce = noop): void {
+    const m = this.running(name);
+    if (m.proc.state === "paused") throw new ClusterControlError("invalid_state", `member ${name} is already paused`);
+    announce();
+    m.proc.pause();
+  }
+
+  /** resume sends SIGCONT to a paused member. */
+  resume(name: string, announce: Announce = noop): void {
+    const m = this.running(name);
+    if (m.proc.state !== "paused") throw new ClusterControlError("invalid_state", `member ${name} is not paused`);
+    announce();
+    m.proc.resume();
+  }
+
+  /** start starts a stopped member from its data dir and waits until it listens. */
+  async start(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.get(name);
+    if (m.proc.pid !== null) throw new ClusterControlError("invalid_state", `member ${name} is already running`);
+    if (m.wiped) {
+      throw new ClusterControlError(
+        "invalid_state",
+        `member ${name}'s data dir was wiped: use rejoin (member remove + member add) to bring it back with a new member id`,
+      );
+    }
+    announce();
+    await this.launch(m, "new");
+  }
+
+  /** restart stops (SIGTERM) and starts a member. */
+  async restart(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.get(name);
+    if (m.wiped) await this.start(name); // throws the wiped explanation
+    announce();
+    if (m.proc.pid !== null) await m.proc.stop();
+    await this.launch(m, "new");
+  }
+
+  /** wipe kills a member and deletes its data dir; rejoin brings it back. */
+  async wipe(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.get(name);
+    announce();
+    if (m.proc.pid !== null) await m.proc.kill();
+    rmSync(m.spec.dataDir, { recursive: true, force: true });
+    m.wiped = true;
+    this.sampler.forget(name);
+  }
+
+  /** rejoin replaces a wiped member: member remove (old id), member add (same peer URL), start empty. */
+  async rejoin(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.get(name);
+    if (!m.wiped) throw new ClusterControlError("invalid_state", `member ${name} was not wiped (rejoin undoes wipe)`);
+    announce();
+    const live = this.liveEndpoints(name);
+    const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
+    const old = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
+    if (old) await this.rpcCall(() => this.opts.rpc.memberRemove(live, old.id));
+    const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(m.spec)]));
+    m.wiped = false;
+    await this.launch(m, "existing", clusterOf(members, m.spec));
+  }
+
+  /** addMember adds a voting member named m<N+1> on new ports and starts it. */
+  async addMember(announce: (name: string) => void = noop): Promise<string> {
+    const n = Math.max(0, ...this.names().map((x) => Number(x.slice(1)) || 0)) + 1;
+    announce(`m${n}`);
+    const [a, b, c] = await freePorts(3);
+    const spec = memberSpec(this.opts.workspace, `m${n}`, [a as number, b as number, c as number]);
+    const live = this.liveEndpoints();
+    const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(spec)]));
+    const m = this.track(spec);
+    await this.launch(m, "existing", clusterOf(members, spec));
+    return spec.name;
+  }
+
+  /** removeMember removes a member from the cluster, stops its process and forgets it. */
+  async removeMember(name: string, announce: Announce = noop): Promise<void> {
+    const m = this.get(name);
+    if (this.members.length === 1) throw new ClusterControlError("invalid_state", "cannot remove the last member");
+    announce();
+    const live = this.liveEndpoints(name);
+    const list = await this.rpcCall(() => this.opts.rpc.memberList(live));
+    const entry = list.find((x) => x.name === name || x.peerUrls.includes(peerUrl(m.spec)));
+    if (entry) await this.rpcCall(() => this.opts.rpc.memberRemove(live, entry.id));
+    if (m.proc.pid !== null) await m.proc.stop(3000);
+    m.control?.close();
+    this.members.splice(this.members.indexOf(m), 1);
+    this.sampler.forget(name);
+    for (const o of this.members) {
+      o.faults.dropIn = o.faults.dropIn.filter((p) => p !== name);
+      o.faults.dropOut = o.faults.dropOut.filter((p) => p !== name);
+      delete o.faults.delayMs[name];
+    }
+  }
+
+  // ---- faults (our backend only) ------------------------------------------------------------------------
+
+  /** partition splits the members into groups that cannot talk to each other. */
+  async partition(groups: string[][], announce: Announce = noop): Promise<void> {
+    this.needFaults("partition");
+    let next: Map<string, MemberFaults>;
+    try {
+      next = partitionFaults(this.names(), groups, this.faultMap());
+    } catch (err) {
+      if (err instanceof PartitionError) throw new ClusterControlError("bad_request", err.message);
+      throw err;
+    }
+    announce();
+    await this.installFaults(next);
+  }
+
+  /** isolate cuts one member off from all others. */
+  async isolate(name: string, announce: Announce = noop): Promise<void> {
+    this.needFaults("isolate");
+    this.get(name);
+    await this.partition([[name]], announce);
+  }
+
+  /** heal clears every drop and delay. */
+  async heal(announce: Announce = noop): Promise<void> {
+    this.needFaults("heal");
+    announce();
+    await this.installFaults(healedFaults(this.faultMap()));
+  }
+
+  /** delay adds a one-way delay to what `name` sends to `peers` (0 clears). */
+  async delay(name: string, peers: string[], ms: number, announce: Announce = noop): Promise<void> {
+    this.needFaults("delay");
+    const m = this.get(name);
+    for (const p of peers) {
+      if (!this.find(p) || p === name) throw new ClusterControlError("bad_request", `unknown peer "${p}" for ${name}`);
+    }
+    announce();
+    const f = structuredClone(m.faults);
+    for (const p of peers) {
+      if (ms > 0) f.delayMs[p] = ms;
+      else delete f.delayMs[p];
+    }
+    await this.installFaults(new Map([[name, f]]));
+  }
+
+  /** slowDisk adds `ms` to every WAL fsync of a member (0 clears). */
+  async slowDisk(name: string, ms: number, announce: Announce = noop): Promise<void> {
+    this.needFaults("slow-disk");
+    const m = this.get(name);
+    announce();
+    await this.installFaults(new Map([[name, { ...structuredClone(m.faults), fsyncDelayMs: ms }]]));
+  }
+
+  /** faultMap returns the desired faults of every member. */
+  faultMap(): Map<string, MemberFaults> {
+    return new Map(this.members.map((m) => [m.spec.name, structuredClone(m.faults)]));
+  }
+
+  /** destroy kills every member; the cluster cannot be used afterwards. */
+  async destroy(): Promise<void> {
+    this.destroyed = true;
+    await this.killAll();
+    for (const m of this.members) m.control?.close();
+  }
+
+  // ---- internals --------------------------------------------------------------------------------------
+
+  private async bootstrap(ports: number[]): Promise<void> {
+    for (let i = 0; i < this.opts.members; i++) {
+      const p = ports.slice(i * 3, i * 3 + 3) as [number, number, number];
+      this.track(memberSpec(this.opts.workspace, `m${i + 1}`, p));
+    }
+    const ic = initialCluster(this.members.map((m) => m.spec));
+    this.opts.onPhase?.("ports");
+    // Every member at once: each one's start-up is mostly its own CPU, and none needs another to be up.
+    for (const m of this.members) rmSync(m.spec.dataDir, { recursive: true, force: true });
+    const exits = this.members.map(
+      (m) => new Promise<never>((_, reject) => m.proc.onExit((exit) => reject(new StartupExit(m.spec, exit)))),
+    );
+    for (const e of exits) e.catch(() => undefined);
+    const spawned = Promise.all(this.members.map((m) => m.proc.start(this.flags(m, "new", ic))));
+    this.opts.onEndpoints?.(this.endpoints()); // after the members' spawns: they are the longer road
+    await spawned;
+    this.opts.onPhase?.("spawned");
+    const timeoutMs = this.opts.readyTimeoutMs ?? 20_000;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ClusterControlError("timeout", `the cluster did not elect a leader within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([this.waitHealthy(Date.now() + timeoutMs), timeout, ...exits]);
+    } catch (err) {
+      if (err instanceof StartupExit) {
+        const lines = (await readFile(this.logFile(err.spec.name), "utf8").catch(() => "")).split("\n").filter(Boolean);
+        const errors = lines.filter((l) => /"level":"(error|fatal|panic)"|^(Error|panic):/.test(l));
+        const shown = (errors.length ? errors : lines).slice(-3);
+        if (shown.length) err.message += `\n${shown.join("\n")}`;
+      }
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    this.opts.onPhase?.("healthy");
+    for (const m of this.members) m.proc.markUp();
+    if (this.binary.faultChannel) await Promise.all(this.members.map((m) => this.applyFaults(m, true)));
+  }
+
+  private track(spec: MemberSpec): Member {
+    const proc = new MemberProcess({
+      name: spec.name,
+      binary: this.binary,
+      flags: [],
+      cwd: this.opts.workspace,
+      logFile: this.logFile(spec.name),
+      env: this.binary.faultChannel ? { ETCD_LAB_CONTROL_SOCKET: spec.controlSocket } : {},
+      guard: this.opts.guard,
+    });
+    const m: Member = { spec, proc, wiped: false, faults: noFaults(), control: null };
+    if (this.binary.faultChannel) {
+      mkdirSync(spec.controlSocket.slice(0, spec.controlSocket.lastIndexOf("/")), { recursive: true });
+      m.control = new ControlClient(spec.controlSocket);
+    }
+    proc.onExit((exit: MemberExit) => {
+      if (this.destroyed) return;
+      this.opts.onEvent({
+        type: "member.exited",
+        member: spec.name,
+        code: exit.code,
+        signal: exit.signal,
+        expected: exit.expected,
+      });
+    });
+    this.members.push(m);
+    return m;
+  }
+
+  private logFile(name: string): string {
+    return `${this.opts.workspace}/logs/${name}.log`;
+  }
+
+  private flags(m: Member, state: "new" | "existing", cluster?: string): string[] {
+    return memberFlags(m.spec, {
+      initialCluster: cluster ?? initialCluster(this.members.map((x) => x.spec)),
+      clusterToken: `etcd-lab-${this.opts.session}`,
+      clusterState: state,
+      quotaBackendBytes: this.opts.quotaBackendBytes,
+    });
+  }
+
+  private async launch(m: Member, state: "new" | "existing", cluster?: string): Promise<void> {
+    const pid = await m.proc.start(this.flags(m, state, cluster));
+    this.opts.onEvent({ type: "member.started", member: m.spec.name, pid });
+    await waitListening(m.spec.clientPort, 15_000, () => m.proc.pid === null).catch(() => {
+      throw new ClusterControlError("timeout", `member ${m.spec.name} did not listen on its client port within 15 s`);
+    });
+    m.proc.markUp();
+    if (this.binary.faultChannel) await this.applyFaults(m, true);
+  }
+
+  /**
+   * applyFaults tells a member its desired faults. A process that just started has none, so with none desired
+   * (`freshProcess`) there is nothing to tell it — and nothing to wait for when many sessions start at once.
+   */
+  private async applyFaults(m: Member, freshProcess = false): Promise<void> {
+    const f = m.faults;
+    const none = !f.dropIn.length && !f.dropOut.length && !Object.keys(f.delayMs).length && !f.fsyncDelayMs;
+    if (freshProcess && none) return;
+    // A fresh process binds its client port first and opens the fault channel once its server has started
+    // (its WAL replayed): give it the time launch() gives the bind.
+    const deadline = Date.now() + (freshProcess ? 15_000 : 5000);
+    for (;;) {
+      try {
+        await m.control?.apply(m.faults);
+        return;
+      } catch (err) {
+        if (Date.now() > deadline || m.proc.pid === null) {
+          throw new ClusterControlError("timeout", `member ${m.spec.name}'s fault channel: ${(err as Error).message}`);
+        }
+        await sleep(50);
+      }
+    }
+  }
+
+  private async installFaults(next: Map<string, MemberFaults>): Promise<void> {
+    for (const [name, f] of next) {
+      const m = this.get(name);
+      m.faults = f;
+    }
+    // Members that are down get theirs when they start; paused ones cannot answer: report it.
+    await Promise.all(
+      [...next.keys()].map(async (name) => {
+        const m = this.get(name);
+        if (m.proc.pid === null) return;
+        if (m.proc.state === "paused") {
+          throw new ClusterControlError(
+            "invalid_state",
+            `member ${name} is paused: resume it before changing its faults`,
+          );
+        }
+        await this.applyFaults(m);
+      }),
+    );
+  }
+
+  private needFaults(control: string): void {
+    if (!this.binary.faultChannel)
+      throw new ClusterControlError("unsupported", unsupportedReason(this.opts.backend, control));
+  }
+
+  /**
+   * waitHealthy resolves once every member has answered /health true. It asks only the members that have not
+   * yet, every 25 ms at first and every 100 ms after 3 s; it stops asking at `deadline` or when the cluster is destroyed, and then
+   * never resolves (the caller's timeout reports it).
+   */
+  private async waitHealthy(deadline: number): Promise<void> {
+    const started = Date.now();
+    const pending = new Set(this.members);
+    const silent = new Set(this.members);
+    let allAnswered = false;
+    while (pending.size && !this.destroyed && Date.now() < deadline) {
+      const asked = [...pending];
+      const answers = await Promise.all(asked.map((m) => health(metricsUrl(m.spec))));
+      asked.forEach((m, i) => {
+        if (answers[i] !== "no answer") silent.delete(m);
+        if (answers[i] === "healthy") pending.delete(m);
+      });
+      if (!silent.size && !allAnswered) {
+        allAnswered = true;
+        this.opts.onPhase?.("answering");
+      }
+      // 25 ms at first, slowing to 100 ms over 3 s: a member's start takes 0.3–2 s, and a burst of sessions
+      // must not drown its members in probes.
+      if (pending.size) await sleep(Math.min(100, 25 + (Date.now() - started) / 40));
+    }
+    if (pending.size) await new Promise<never>(() => undefined);
+  }
+
+  private liveEndpoints(except?: string): string[] {
+    const eps = this.members
+      .filter((m) => m.spec.name !== except && m.proc.pid !== null && m.proc.state !== "paused")
+      .map((m) => endpoint(m.spec));
+    if (!eps.length) throw new ClusterControlError("invalid_state", "no running member to ask");
+    return eps;
+  }
+
+  private async rpcCall<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw new ClusterControlError("cluster_error", (err as Error).message);
+    }
+  }
+
+  private find(name: string): Member | undefined {
+    return this.members.find((m) => m.spec.name === name);
+  }
+
+  private get(name: string): Member {
+    const m = this.find(name);
+    if (!m)
+      throw new ClusterControlError("not_found", `no member named "${name}" (members: ${this.names().join(", ")})`);
+    return m;
+  }
+
+  private running(name: string): Member {
+    const m = this.get(name);
+    if (m.proc.pid === null) throw new ClusterControlError("invalid_state", `member ${name} is not running`);
+    return m;
+  }
+
+  private async killAll(): Promise<void> {
+    await Promise.all(this.members.map((m) => m.proc.kill()));
+  }
+}
+
+/** StartupExit is a member that exited while the cluster was starting (e.g. its port was taken meanwhile). */
+export class StartupExit extends Error {
+  override name = "StartupExit";
+  constructor(
+    readonly spec: MemberSpec,
+    exit: MemberExit,
+  ) {
+    super(`member ${spec.name} exited while starting (code ${exit.code}, signal ${exit.signal})`);
+  }
+}
+
+function clusterOf(members: { name: string; peerUrls: string[] }[], self: MemberSpec): string {
+  return members
+    .map((x) => {
+      const url = x.peerUrls[0] ?? "";
+      return `${x.name || (url === peerUrl(self) ? self.name : "")}=${url}`;
+    })
+    .join(",");
+}
+
+async function health(url: string): Promise<"healthy" | "unhealthy" | "no answer"> {
+  try {
+    const res = await httpGet(`${url}/health`, 1000);
+    return (JSON.parse(res.body) as { health?: string }).health === "true" ? "healthy" : "unhealthy";
+  } catch {
+    return "no answer";
+  }
+}
+
+function waitListening(port: number, timeoutMs: number, gaveUp: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const attempt = (): void => {
+      const s = connect(port, "127.0.0.1");
+      s.once("connect", () => {
+        s.destroy();
+        resolve();
+      });
+      s.once("error", () => {
+        s.destroy();
+        if (Date.now() > deadline || gaveUp()) reject(new Error("not listening"));
+        else setTimeout(attempt, 25);
+      });
+    };
+    attempt();
+  });
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,149 @@
+// The lab server's entry point (bundled to dist/lab-server.mjs; `npm start` runs it): flags and env →
+// options, load the labs, listen, print the URL with its token, and shut every session down on SIGINT or
+// SIGTERM (on SIGKILL the watchdog does it).
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { repoRoot } from "../cluster/repo-root.ts";
+import type { Backend } from "../types/status-types.ts";
+import { resolveMemberBinary } from "../cluster/member-binary.ts";
+import { connectEtcd } from "../cluster/etcd-connection.ts";
+import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
+import { labHome } from "../session/workspace.ts";
+import { startLabServer } from "./server.ts";
+
+const help = `Usage: lab-server [flags]
+
+Serves the etcd-lab course site and its labs (see engine/lab-engine/http/API.md).
+
+Flags (each also read from the environment variable shown):
+  --host <addr>                    bind address (ETCD_LAB_HOST, default 127.0.0.1; 0.0.0.0 for a workshop)
+  --port <n>                       port (ETCD_LAB_PORT, default 4321; 0 = any free port)
+  --token <t>                      access token (ETCD_LAB_TOKEN, default: random per run)
+  --home <dir>                     sessions and progress (ETCD_LAB_HOME, default <tmpdir>/etcd-lab-<uid>)
+  --site <dir>                     built site to serve (ETCD_LAB_SITE_DIR, default site/dist)
+  --labs <dir>                     lab definitions (ETCD_LAB_LABS_DIR, default lab/)
+  --backend ours|real              member binary (ETCD_LAB_BACKEND, default ours if built, else real = /usr/bin/etcd)
+  --allow-origin <origins>         extra allowed Origins, comma-separated (ETCD_LAB_ALLOWED_ORIGINS)
+  --max-sessions <n>               sessions on this server (ETCD_LAB_MAX_SESSIONS, default 20)
+  --max-sessions-per-learner <n>   sessions per learner (ETCD_LAB_MAX_SESSIONS_PER_LEARNER, default 3)
+  --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
+  --warm-pool <n>                  clusters kept started per cluster shape, handed to new sessions (ETCD_LAB_WARM_POOL,
+                                   default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
+`;
+
+/** defaultBackend is ours when it is built, else real etcd when it is installed, else ours (to say why not). */
+function defaultBackend(): Backend {
+  for (const b of ["ours", "real"] as const) {
+    try {
+      resolveMemberBinary(b);
+      return b;
+    } catch {
+      // try the next one
+    }
+  }
+  return "ours";
+}
+
+function fail(msg: string): never {
+  console.error(`lab-server: ${msg}`);
+  process.exit(2);
+}
+
+const { values } = parseArgs({
+  options: {
+    host: { type: "string" },
+    port: { type: "string" },
+    token: { type: "string" },
+    home: { type: "string" },
+    site: { type: "string" },
+    labs: { type: "string" },
+    backend: { type: "string" },
+    "allow-origin": { type: "string" },
+    "max-sessions": { type: "string" },
+    "max-sessions-per-learner": { type: "string" },
+    "idle-timeout": { type: "string" },
+    "warm-pool": { type: "string" },
+    help: { type: "boolean", short: "h" },
+  },
+  strict: true,
+});
+if (values.help) {
+  process.stdout.write(help);
+  process.exit(0);
+}
+
+const env = process.env;
+const pick = (flag: string | undefined, name: string, dflt: string): string => flag ?? env[name] ?? dflt;
+const int = (s: string, what: string, min: number): number => {
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < min) fail(`${what}: expected an integer >= ${min}, got "${s}"`);
+  return n;
+};
+
+const t0 = Number(process.env["ETCD_LAB_T0"]) || Date.now(); // npm start's own start, when it ran us
+const root = repoRoot();
+const backend = pick(values.backend, "ETCD_LAB_BACKEND", defaultBackend());
+if (backend !== "ours" && backend !== "real") fail(`--backend: expected ours or real, got "${backend}"`);
+const home = resolve(pick(values.home, "ETCD_LAB_HOME", labHome()));
+process.env["ETCD_LAB_HOME"] = home;
+const labsDir = resolve(pick(values.labs, "ETCD_LAB_LABS_DIR", join(root, "lab")));
+let labs;
+try {
+  labs = (await loadLabs(labsDir, defaultLabCacheDir())).map((l) => l.lab);
+} catch (err) {
+  fail((err as Error).message);
+}
+const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
+
+const server = await startLabServer({
+  host: pick(values.host, "ETCD_LAB_HOST", "127.0.0.1"),
+  port: int(pick(values.port, "ETCD_LAB_PORT", "4321"), "--port", 0),
+  token: values.token ?? env["ETCD_LAB_TOKEN"],
+  home,
+  siteDir: resolve(pick(values.site, "ETCD_LAB_SITE_DIR", join(root, "site", "dist"))),
+  labs,
+  backend: backend as Backend,
+  allowedOrigins: pick(values["allow-origin"], "ETCD_LAB_ALLOWED_ORIGINS", "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean),
+  maxSessions: int(pick(values["max-sessions"], "ETCD_LAB_MAX_SESSIONS", "20"), "--max-sessions", 1),
+  maxSessionsPerLearner: int(
+    pick(values["max-sessions-per-learner"], "ETCD_LAB_MAX_SESSIONS_PER_LEARNER", "3"),
+    "--max-sessions-per-learner",
+    1,
+  ),
+  idleTimeoutMs: int(pick(values["idle-timeout"], "ETCD_LAB_IDLE_TIMEOUT_S", "7200"), "--idle-timeout", 0) * 1000,
+  warmPerShape: int(pick(values["warm-pool"], "ETCD_LAB_WARM_POOL", "1"), "--warm-pool", 0),
+  version,
+  connect: connectEtcd,
+}).catch((err: NodeJS.ErrnoException) => {
+  if (err.code === "EADDRINUSE")
+    fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);
+  throw err;
+});
+
+const secs = ((Date.now() - t0) / 1000).toFixed(1);
+process.stdout.write(
+  `etcd-lab ready in ${secs} s: ${labs.length} lab${labs.length === 1 ? "" : "s"}, ${backend} etcd, home ${home}\n` +
+    `  ${server.loginUrl}\n` +
+    `  (open this URL; the token changes every run)\n`,
+);
+
+let closing = false;
+const shutdown = (sig: string): void => {
+  if (closing) return;
+  closing = true;
+  process.stdout.write(`\nlab-server: ${sig}: stopping every session...\n`);
+  server.close().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+};
+process.on("SIGINT", () => shutdown("SIGINT"));
+process.on("SIGTERM", () => shutdown("SIGTERM"));
+process.on("SIGHUP", () => shutdown("SIGHUP"));

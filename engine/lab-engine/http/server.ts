@@ -1,0 +1,231 @@
+// The lab server: one node:http server serving the built site, the REST API and the WebSockets, behind the
+// per-run token and the Origin check (API.md §1). startLabServer resolves once it listens.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer } from "ws";
+import type { LabDefinition } from "../../../lab/lab-format.ts";
+import type { Backend } from "../types/status-types.ts";
+import { BackendUnavailable, capabilitiesOf, memberVersion, resolveMemberBinary } from "../cluster/member-binary.ts";
+import type { BackendInfo } from "../types/api-types.ts";
+import { SessionManager } from "../session/session-manager.ts";
+import type { Connection } from "../session/session.ts";
+import { ApiHttpError, sendError, toApiError } from "./api-error.ts";
+import {
+  allowedOrigins,
+  authCookies,
+  authenticate,
+  learnerCookie,
+  learnerCookieValue,
+  newLearnerId,
+  newToken,
+  originAllowed,
+  parseCookies,
+  sameToken,
+  type Principal,
+} from "./auth.ts";
+import { learnerIdPattern } from "../session/progress-store.ts";
+import { Api, readBody } from "./routes.ts";
+import { serveStatic } from "./static-files.ts";
+import { attachCluster, attachTerminal } from "./ws-handlers.ts";
+
+/** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
+export interface LabServerOptions {
+  host: string;
+  port: number;
+  token?: string | undefined;
+  home: string;
+  siteDir: string;
+  labs: LabDefinition[];
+  backend: Backend;
+  allowedOrigins: string[];
+  maxSessions: number;
+  maxSessionsPerLearner: number;
+  idleTimeoutMs: number;
+  /** warmPerShape is the warm pool's size per cluster shape (0 or absent: off). */
+  warmPerShape?: number;
+  version: string;
+  connect(endpoints: string[]): Connection;
+}
+
+/** LabServer is a running lab server. */
+export interface LabServer {
+  url: string;
+  /** loginUrl is the URL to open: url + /?token=... */
+  loginUrl: string;
+  token: string;
+  port: number;
+  manager: SessionManager;
+  close(): Promise<void>;
+}
+
+/** startLabServer starts listening and returns once the port is bound. */
+export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
+  const token = o.token || newToken();
+  let port = o.port;
+  let baseUrl = "";
+  const manager = new SessionManager({
+    home: o.home,
+    labs: o.labs,
+    defaultBackend: o.backend,
+    maxSessions: o.maxSessions,
+    maxSessionsPerLearner: o.maxSessionsPerLearner,
+    idleTimeoutMs: o.idleTimeoutMs,
+    warmPerShape: o.warmPerShape ?? 0,
+    connect: o.connect,
+    serverUrl: () => baseUrl,
+  });
+  const backendInfo = await backends();
+  const api = new Api({
+    manager,
+    version: o.version,
+    defaultBackend: o.backend,
+    backends: () => backendInfo,
+    limits: { maxSessions: o.maxSessions, maxSessionsPerLearner: o.maxSessionsPerLearner },
+  });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 + 1024 });
+  let origins = new Set<string>();
+  const anyHost = o.host === "0.0.0.0" || o.host === "::";
+  const authCfg = () => ({ token, port, sessionByToken: (t: string) => manager.byToken(t)?.id });
+
+  const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://x");
+    res.setHeader("x-frame-options", "SAMEORIGIN");
+    try {
+      if (!originAllowed(req, origins, anyHost)) {
+        throw new ApiHttpError(
+          403,
+          "forbidden_origin",
+          `origin ${req.headers.origin} is not allowed; open the URL npm start printed, or add it with --allow-origin`,
+        );
+      }
+      if (url.pathname === "/api/auth" && req.method === "POST") {
+        const body = (await readBody(req)) as { token?: unknown };
+        if (typeof body.token !== "string" || !sameToken(body.token, token)) throw unauthorized();
+        res.writeHead(204, { "set-cookie": authCookies({ token, port }, learnerToIssue(req)) }).end();
+        return;
+      }
+      const queryToken = url.searchParams.get("token");
+      if (queryToken !== null && (req.method === "GET" || req.method === "HEAD") && !url.pathname.startsWith("/api/")) {
+        if (!sameToken(queryToken, token)) throw unauthorized();
+        url.searchParams.delete("token");
+        res
+          .writeHead(302, {
+            location: url.pathname + (url.search || ""),
+            "set-cookie": authCookies({ token, port }, learnerToIssue(req)),
+          })
+          .end();
+        return;
+      }
+      const principal = authenticate(req, authCfg());
+      if (!principal) throw unauthorized();
+      if (principal.kind === "learner" && principal.newLearner)
+        res.setHeader("set-cookie", learnerCookieValue(principal.learnerId));
+      if (url.pathname.startsWith("/api/")) {
+        const handled = await api.handle(
+          { req, res, query: url.searchParams, principal, body: () => readBody(req) },
+          url.pathname,
+        );
+        if (!handled) throw new ApiHttpError(404, "not_found", `no API route ${req.method} ${url.pathname}`);
+        return;
+      }
+      if (principal.kind !== "learner")
+        throw new ApiHttpError(403, "forbidden", "a session token only reaches its session's API");
+      if (req.method !== "GET" && req.method !== "HEAD")
+        throw new ApiHttpError(405 as number, "bad_request", `${req.method} is not allowed here`);
+      serveStatic(o.siteDir, req, res, url.pathname);
+    } catch (err) {
+      const e = toApiError(err);
+      if (e.status === 500) console.error(`lab-server: ${req.method} ${url.pathname}:`, err);
+      if (e.status === 401 && (req.headers.accept ?? "").includes("text/html")) {
+        res.writeHead(401, { "content-type": "text/html; charset=utf-8" });
+        res.end(`<!doctype html><meta charset="utf-8"><title>etcd-lab</title><p>${e.message}</p>`);
+        return;
+      }
+      sendError(res, e);
+    }
+  };
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    const url = new URL(req.url ?? "/", "http://x");
+    const refuse = (e: ApiHttpError) => {
+      const body = JSON.stringify({ error: { code: e.code, message: e.message } });
+      socket.end(
+        `HTTP/1.1 ${e.status} ${e.code}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+      );
+    };
+    try {
+      if (!originAllowed(req, origins, anyHost))
+        throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
+      const principal: Principal | null = authenticate(req, authCfg());
+      if (!principal) throw unauthorized();
+      const sid = url.searchParams.get("session") ?? "";
+      const session = api.sessionFor(principal, sid);
+      if (url.pathname !== "/ws/terminal" && url.pathname !== "/ws/cluster")
+        throw new ApiHttpError(404, "not_found", `no WebSocket at ${url.pathname}`);
+      if (session.state !== "ready") throw new ApiHttpError(409, "busy", `session is ${session.state}`);
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        if (url.pathname === "/ws/terminal") attachTerminal(ws, session, url.searchParams);
+        else attachCluster(ws, session);
+      });
+    } catch (err) {
+      refuse(toApiError(err));
+    }
+  };
+
+  const server: Server = createServer((req, res) => void onRequest(req, res));
+  server.on("upgrade", onUpgrade);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port, o.host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  port = typeof addr === "object" && addr ? addr.port : o.port;
+  const shownHost = anyHost ? "127.0.0.1" : o.host.includes(":") ? `[${o.host}]` : o.host;
+  baseUrl = `http://${shownHost}:${port}`;
+  origins = allowedOrigins(o.host, port, o.allowedOrigins);
+
+  return {
+    url: baseUrl,
+    loginUrl: `${baseUrl}/?token=${token}`,
+    token,
+    port,
+    manager,
+    close: async () => {
+      for (const c of wss.clients) c.terminate();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await manager.close();
+    },
+  };
+}
+
+/** learnerToIssue returns a new learner id when the browser has none yet (undefined otherwise). */
+function learnerToIssue(req: IncomingMessage): string | undefined {
+  const existing = parseCookies(req.headers.cookie)[learnerCookie];
+  return existing && learnerIdPattern.test(existing) ? undefined : newLearnerId();
+}
+
+function unauthorized(): ApiHttpError {
+  return new ApiHttpError(
+    401,
+    "unauthorized",
+    "missing or wrong token: open the URL printed by npm start (it contains ?token=...)",
+  );
+}
+
+async function backends(): Promise<Record<Backend, BackendInfo>> {
+  const info = async (b: Backend): Promise<BackendInfo> => {
+    try {
+      const bin = resolveMemberBinary(b);
+      return { available: true, version: await memberVersion(bin), capabilities: capabilitiesOf(b) };
+    } catch (err) {
+      if (!(err instanceof BackendUnavailable)) throw err;
+      return { available: false, reason: err.message, capabilities: capabilitiesOf(b) };
+    }
+  };
+  const [ours, real] = await Promise.all([info("ours"), info("real")]);
+  return { ours, real };
+}

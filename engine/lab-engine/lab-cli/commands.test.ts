@@ -1,0 +1,136 @@
+import { describe, expect, it } from "vitest";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parseMs, run, UsageError } from "./commands.ts";
+import { formatBytes, formatEvent, statusTable } from "./format.ts";
+import type { ClusterStatus, LabEvent } from "../index.ts";
+import { noFaults } from "../types/status-types.ts";
+
+const noServer = { url: "http://127.0.0.1:9", session: "s", token: "t" };
+const out = () => {
+  const lines: string[] = [];
+  return {
+    lines,
+    o: { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), progress: () => undefined },
+  };
+};
+
+describe("lab command", () => {
+  it("reads durations", () => {
+    expect([parseMs("50ms"), parseMs("1s"), parseMs("1.5s"), parseMs("200"), parseMs("0"), parseMs("off")]).toEqual([
+      50, 1000, 1500, 200, 0, 0,
+    ]);
+    expect(() => parseMs("fast")).toThrow('expected a duration such as 50ms, 1s or off, got "fast"');
+    expect(() => parseMs("2m")).toThrow(UsageError);
+    expect(() => parseMs("61s")).toThrow("at most 60s");
+  });
+
+  it("explains bad command lines before calling the server", async () => {
+    const { o } = out();
+    await expect(run(["kill"], noServer, o)).rejects.toThrow("expected a member name like m1, got nothing");
+    await expect(run(["kill", "etcd-1"], noServer, o)).rejects.toThrow('expected a member name like m1, got "etcd-1"');
+    await expect(run(["partition"], noServer, o)).rejects.toThrow("expected groups of members");
+    await expect(run(["delay", "m1"], noServer, o)).rejects.toThrow("expected peers");
+    await expect(run(["frobnicate"], noServer, o)).rejects.toThrow(
+      `unknown command "frobnicate"; run 'lab help' for the list`,
+    );
+    await expect(run(["status"], noServer, o)).rejects.toThrow(/cannot reach the lab server at http:\/\/127.0.0.1:9/);
+    const help = out();
+    expect(await run(["help"], noServer, help.o)).toBe(0);
+    expect(help.lines[0]).toContain("lab controls this lab's cluster");
+  });
+
+  it("prints sizes like etcdctl (go-humanize SI)", () => {
+    expect([
+      formatBytes(0),
+      formatBytes(9),
+      formatBytes(25_000),
+      formatBytes(90_112),
+      formatBytes(2_147_483_648),
+    ]).toEqual(["0 B", "9 B", "25 kB", "90 kB", "2.1 GB"]);
+  });
+
+  it("prints the status table and events for people", () => {
+    const m = {
+      name: "m1",
+      id: "8e9e05c52164694d",
+      process: "up" as const,
+      pid: 1,
+      clientUrl: "",
+      peerUrl: "",
+      metricsUrl: "",
+      reachable: true,
+      isLeader: true,
+      leader: "m1",
+      term: 2,
+      raftIndex: 9,
+      appliedIndex: 9,
+      dbSize: 25_000,
+      dbSizeInUse: 20_000,
+      dbSizeQuota: 2_147_483_648,
+      alarms: [],
+      errors: [],
+      leaderChanges: 1,
+      walFsyncP99Ms: 1.5,
+      faults: { ...noFaults(), dropIn: ["m2"], dropOut: ["m2"], fsyncDelayMs: 50 },
+    };
+    const s: ClusterStatus = {
+      session: "s",
+      at: 0,
+      leader: "m1",
+      quorum: { members: 3, needed: 2, up: 2, hasQuorum: true },
+      members: [m],
+      revision: 7,
+    };
+    const table = statusTable(s).split("\n");
+    expect(table[0]).toMatch(/^MEMBER\s+ID\s+PROCESS\s+LEADER\s+TERM/);
+    expect(table[1]).toMatch(
+      /^m1\s+8e9e05c52164694d\s+up\s+\*\s+2\s+9\s+9\s+25 kB\s+20 kB\s+2.1 GB\s+1.5 ms\s+cut off from m2; fsync \+50ms$/,
+    );
+    expect(table.at(-1)).toBe("leader: m1   quorum: 2/3 up, 2 needed (ok)   revision: 7");
+    const e: LabEvent = {
+      type: "control",
+      action: "kill",
+      member: "m2",
+      source: "cli",
+      seq: 4,
+      at: Date.UTC(2026, 0, 1, 12, 3, 4),
+    };
+    expect(formatEvent(e)).toBe("12:03:04 #4 control kill m2 (cli)");
+  });
+
+  it("controls several members in one command, in order, and stops at the first refusal", async () => {
+    const calls: string[] = [];
+    const server = createServer((req, res) => {
+      calls.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      const member = /members\/(m\d+)\//.exec(req.url ?? "")?.[1] ?? "?";
+      if (member === "m9") {
+        res.writeHead(404, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: { code: "not_found", message: "no member m9 in this session" } }));
+        return;
+      }
+      const event: LabEvent = { type: "control", action: "stop", member, source: "cli", seq: calls.length, at: 0 };
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ event }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const env = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, session: "s1", token: "tok" };
+      const { lines, o } = out();
+      expect(await run(["stop", "m1", "m2"], env, o)).toBe(0);
+      expect(calls).toEqual([
+        "POST /api/sessions/s1/members/m1/stop Bearer tok",
+        "POST /api/sessions/s1/members/m2/stop Bearer tok",
+      ]);
+      expect(lines).toEqual(["00:00:00 #1 control stop m1 (cli)", "00:00:00 #2 control stop m2 (cli)"]);
+      await expect(run(["start", "m9", "m3"], env, o)).rejects.toThrow("no member m9 in this session");
+      expect(calls).toHaveLength(3);
+      await expect(run(["kill", "m1", "leader"], env, o)).rejects.toThrow(
+        'expected a member name like m1, got "leader"',
+      );
+      expect(calls).toHaveLength(3);
+    } finally {
+      server.close();
+    }
+  });
+});

@@ -1,0 +1,297 @@
+// The `lab` shell command's verbs: each turns argv into one lab-server API call (API.md §3) and prints the
+// answer for people. The session and its token come from the shell's environment.
+import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../index.ts";
+import { readFileSync } from "node:fs";
+import { formatBytes, formatEvent, statusTable } from "./format.ts";
+import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
+
+/** LabEnv is what `lab` reads from the environment the lab server gave the shell. */
+export interface LabEnv {
+  url: string;
+  session: string;
+  token: string;
+}
+
+/** Output collects what a command prints (stdout, stderr) and its exit code. */
+export interface Output {
+  out(line: string): void;
+  err(line: string): void;
+  /** progress rewrites one status line (a TTY) or prints it (a pipe). */
+  progress(line: string): void;
+}
+
+/** UsageError is a command line `lab` does not understand; the message says what it expected. */
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** ApiCallError is an error answer from the lab server, carrying its message. */
+export class ApiCallError extends Error {
+  override name = "ApiCallError";
+}
+
+/** usage is `lab help`. */
+export const usage = `lab controls this lab's cluster and checks your work.
+
+Usage:
+  lab status                        members: process, leader, term, raft index, db size, alarms, faults
+  lab kill|stop|pause|resume <m>... SIGKILL, SIGTERM, SIGSTOP, SIGCONT members (e.g. lab kill m2, lab stop m1 m2)
+  lab start|restart <m>...          start stopped members / stop and start them
+  lab wipe <m>  |  lab rejoin <m>   delete a member's data dir / bring it back as a new member
+  lab partition <m>[,<m>...] ...    cut the cluster into groups (lab partition m1 isolates m1)
+  lab isolate <m>                   same as lab partition <m>
+  lab delay <m> <peer>[,<peer>] <ms> one-way delay on what <m> sends (e.g. lab delay m1 m2,m3 200ms)
+  lab heal                          remove every partition and delay
+  lab slow-disk <m> <ms|off>        add latency to every WAL fsync of a member (e.g. lab slow-disk m3 50ms)
+  lab fill-quota | lab free-quota   write until NOSPACE / undo it (delete, compact, defrag, disarm)
+  lab add-member | lab remove-member <m>
+  lab tasks                         the lab's tasks and whether they passed
+  lab check [task]                  check one task, or all of them
+  lab hint [task]                   the next hint (for the first task not passed yet, by default)
+  lab events [n]                    the last n events of the session log (default 20)
+  lab replay <events.jsonl> [speed] re-apply the controls of an event log, keeping their rhythm (speed 2 = twice as fast)
+  lab reset [--clear-progress]      start the lab over (new cluster, fresh shells)
+`;
+
+/** parseMs reads "50ms", "1s", "200", "0" or "off" as milliseconds. */
+export function parseMs(s: string | undefined): number {
+  if (s === undefined) throw new UsageError("expected a duration such as 50ms, 1s or off");
+  if (s === "off") return 0;
+  const m = /^(\d+(?:\.\d+)?)(ms|s)?$/.exec(s);
+  if (!m) throw new UsageError(`expected a duration such as 50ms, 1s or off, got "${s}"`);
+  const ms = Number(m[1]) * (m[2] === "s" ? 1000 : 1);
+  if (ms > 60_000) throw new UsageError("at most 60s");
+  return Math.round(ms);
+}
+
+function member(s: string | undefined): string {
+  if (!s || !/^m\d{1,2}$/.test(s))
+    throw new UsageError(`expected a member name like m1, got ${s === undefined ? "nothing" : `"${s}"`}`);
+  return s;
+}
+
+/** Client calls the lab server with the session's token. */
+export class Client {
+  constructor(private readonly env: LabEnv) {}
+
+  /** call sends one request and returns the parsed JSON answer (throws ApiCallError with the server's message). */
+  async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.raw(method, path, body);
+    const text = await res.text();
+    if (!res.ok) throw new ApiCallError(errorText(text, res.status));
+    return (text ? JSON.parse(text) : {}) as T;
+  }
+
+  /** raw sends one request and returns the response (for streams). */
+  async raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    try {
+      return await fetch(`${this.env.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.env.token}`,
+          "content-type": "application/json",
+          "x-etcd-lab-source": "cli",
+          ...headers,
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (err) {
+      throw new ApiCallError(
+        `cannot reach the lab server at ${this.env.url} (${(err as Error).message}); is npm start still running?`,
+      );
+    }
+  }
+
+  /** sessionPath is /api/sessions/<this session>. */
+  get sessionPath(): string {
+    return `/api/sessions/${this.env.session}`;
+  }
+}
+
+function errorText(text: string, status: number): string {
+  try {
+    const e = JSON.parse(text) as { error?: { message?: string } };
+    if (e.error?.message) return e.error.message;
+  } catch {
+    // not JSON
+  }
+  return `the lab server answered ${status}`;
+}
+
+/** run executes one `lab` command line and returns its exit code. */
+export async function run(argv: string[], env: LabEnv, o: Output): Promise<number> {
+  const [verb, ...args] = argv;
+  const c = new Client(env);
+  const S = c.sessionPath;
+  const control = async (path: string, body?: unknown) => {
+    const r = await c.call<{ event: LabEvent }>("POST", `${S}${path}`, body);
+    o.out(formatEvent(r.event));
+    return 0;
+  };
+  switch (verb) {
+    case undefined:
+    case "help":
+    case "--help":
+    case "-h":
+      o.out(usage.trimEnd());
+      return 0;
+    case "status": {
+      const s = await c.call<ClusterStatus>("GET", `${S}/status`);
+      o.out(statusTable(s));
+      return 0;
+    }
+    case "kill":
+    case "stop":
+    case "pause":
+    case "resume":
+    case "start":
+    case "restart": {
+      // Several members in one command (lab stop m1 m2), one after the other, in the order given.
+      const names = args.length ? args.map(member) : [member(undefined)];
+      for (const name of names) await control(`/members/${name}/${verb}`);
+      return 0;
+    }
+    case "wipe":
+    case "rejoin":
+    case "isolate":
+      return control(`/members/${member(args[0])}/${verb}`);
+    case "partition": {
+      if (!args.length)
+        throw new UsageError("expected groups of members, e.g. lab partition m1 or lab partition m1,m2 m3");
+      return control("/partition", { groups: args.map((g) => g.split(",").map(member)) });
+    }
+    case "heal":
+      return control("/heal");
+    case "delay": {
+      const from = member(args[0]);
+      const peers = (args[1] ?? "").split(",").filter(Boolean).map(member);
+      if (!peers.length) throw new UsageError("expected peers, e.g. lab delay m1 m2,m3 200ms");
+      return control(`/members/${from}/delay`, { peers, ms: parseMs(args[2]) });
+    }
+    case "slow-disk":
+      return control(`/members/${member(args[0])}/slow-disk`, { ms: parseMs(args[1]) });
+    case "add-member":
+      return control("/members");
+    case "remove-member": {
+      const r = await c.call<{ event: LabEvent }>("DELETE", `${S}/members/${member(args[0])}`);
+      o.out(formatEvent(r.event));
+      return 0;
+    }
+    case "fill-quota":
+      return fillQuota(c, o);
+    case "free-quota":
+      return control("/free-quota");
+    case "tasks": {
+      const r = await c.call<{ tasks: TaskState[] }>("GET", `${S}/tasks`);
+      for (const t of r.tasks)
+        o.out(
+          `${t.passed ? "✔" : "·"} ${t.task}: ${t.title}${t.passed ? "" : ` (${t.hints.length}/${t.hintCount} hints)`}`,
+        );
+      return 0;
+    }
+    case "check": {
+      const results = args[0]
+        ? [await c.call<TaskResult>("POST", `${S}/tasks/${encodeURIComponent(args[0])}/check`)]
+        : (await c.call<{ tasks: TaskResult[] }>("POST", `${S}/check`)).tasks;
+      for (const r of results) o.out(`${r.passed ? "PASS" : "FAIL"} ${r.task}: ${r.message}`);
+      return results.every((r) => r.passed) ? 0 : 1;
+    }
+    case "hint": {
+      let task = args[0];
+      if (!task) {
+        const r = await c.call<{ tasks: TaskState[] }>("GET", `${S}/tasks`);
+        task = r.tasks.find((t) => !t.passed)?.task;
+        if (!task) {
+          o.out("Every task has passed: nothing left to hint at.");
+          return 0;
+        }
+      }
+      const h = await c.call<HintAnswer>("POST", `${S}/tasks/${encodeURIComponent(task)}/hint`);
+      o.out(h.total ? `Hint ${h.index + 1}/${h.total} for ${h.task}: ${h.hint}` : h.hint);
+      return 0;
+    }
+    case "events": {
+      const n = Number(args[0] ?? "20");
+      const r = await c.call<{ events: LabEvent[] }>("GET", `${S}/events`);
+      for (const e of r.events.slice(-Math.max(1, n))) o.out(formatEvent(e));
+      return 0;
+    }
+    case "replay":
+      return replay(c, o, args[0], args[1]);
+    case "reset": {
+      o.err("Resetting the lab: this shell will be replaced by a fresh one...");
+      const s = await c.call<Session>("POST", `${S}/reset`, { clearProgress: args.includes("--clear-progress") });
+      o.out(`lab ${s.lab} reset`);
+      return 0;
+    }
+    default:
+      throw new UsageError(`unknown command "${verb}"; run 'lab help' for the list`);
+  }
+}
+
+async function replay(c: Client, o: Output, file: string | undefined, speedArg: string | undefined): Promise<number> {
+  if (!file) throw new UsageError("expected an events.jsonl file, e.g. lab replay ../events.jsonl");
+  const speed = speedArg === undefined ? 1 : Number(speedArg);
+  if (!(speed > 0)) throw new UsageError(`expected a positive speed, got "${speedArg}"`);
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as Error).message}`);
+  }
+  const events = text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as LabEvent);
+  const controls = controlEvents(events);
+  const waits = waitsOf(controls, speed);
+  let failed = 0;
+  for (const [i, e] of controls.entries()) {
+    await new Promise((r) => setTimeout(r, waits[i]));
+    const call = apiCallOf(e);
+    const res = await c.raw(call.method, `${c.sessionPath}${call.path}`, call.body, { "x-etcd-lab-source": "replay" });
+    const text = await res.text();
+    if (res.ok) o.out(`replayed ${e.action}${e.member ? ` ${e.member}` : ""}`);
+    else {
+      failed++;
+      o.err(`could not replay ${e.action}${e.member ? ` ${e.member}` : ""}: ${errorText(text, res.status)}`);
+    }
+  }
+  o.out(`${controls.length - failed} of ${controls.length} controls replayed`);
+  return failed ? 1 : 0;
+}
+
+async function fillQuota(c: Client, o: Output): Promise<number> {
+  const res = await c.raw("POST", `${c.sessionPath}/fill-quota`);
+  if (!res.ok || !res.body) throw new ApiCallError(errorText(await res.text(), res.status));
+  const decoder = new TextDecoder();
+  let buf = "";
+  let last: { done?: boolean; written?: number; bytes?: number; error?: string | null } = {};
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buf += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const line = buf.slice(0, nl);
+      buf = buf.slice(nl + 1);
+      if (!line.trim()) continue;
+      const p = JSON.parse(line) as {
+        done?: boolean;
+        written: number;
+        bytes: number;
+        dbSize?: number;
+        quota?: number;
+        error?: string | null;
+      };
+      last = p;
+      if (!p.done) {
+        o.progress(
+          `wrote ${p.written} keys (${formatBytes(p.bytes)}); db size ${formatBytes(p.dbSize ?? 0)} of a ${formatBytes(p.quota ?? 0)} quota`,
+        );
+      }
+    }
+  }
+  o.progress("");
+  o.out(`wrote ${last.written ?? 0} keys (${formatBytes(last.bytes ?? 0)}) under /lab/fill/`);
+  if (last.error) o.out(`stopped: ${last.error}`);
+  return last.error && !/database space exceeded/.test(last.error) ? 1 : 0;
+}

@@ -1,0 +1,99 @@
+// How `lab` prints: sizes like etcdctl (go-humanize's SI bytes: "25 kB", "2.1 GB"), the status table, and
+// one line per event.
+import type { ClusterStatus, LabEvent, MemberStatus } from "../index.ts";
+
+const units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
+
+/** formatBytes renders a size the way etcdctl's endpoint status does (go-humanize Bytes). */
+export function formatBytes(n: number): string {
+  if (n < 10) return `${n} B`;
+  const e = Math.floor(Math.log(n) / Math.log(1000));
+  const val = Math.floor((n / Math.pow(1000, e)) * 10 + 0.5) / 10;
+  return `${val < 10 ? val.toFixed(1) : val.toFixed(0)} ${units[e]}`;
+}
+
+function faults(m: MemberStatus): string {
+  const parts: string[] = [];
+  const both = m.faults.dropIn.filter((p) => m.faults.dropOut.includes(p));
+  if (both.length) parts.push(`cut off from ${both.join(",")}`);
+  const inOnly = m.faults.dropIn.filter((p) => !both.includes(p));
+  const outOnly = m.faults.dropOut.filter((p) => !both.includes(p));
+  if (inOnly.length) parts.push(`drops from ${inOnly.join(",")}`);
+  if (outOnly.length) parts.push(`drops to ${outOnly.join(",")}`);
+  for (const [peer, ms] of Object.entries(m.faults.delayMs)) parts.push(`+${ms}ms to ${peer}`);
+  if (m.faults.fsyncDelayMs) parts.push(`fsync +${m.faults.fsyncDelayMs}ms`);
+  return parts.join("; ");
+}
+
+/** statusTable renders `lab status`. */
+export function statusTable(s: ClusterStatus): string {
+  const head = [
+    "MEMBER",
+    "ID",
+    "PROCESS",
+    "LEADER",
+    "TERM",
+    "RAFT INDEX",
+    "APPLIED",
+    "DB SIZE",
+    "IN USE",
+    "QUOTA",
+    "FSYNC P99",
+    "ALARMS",
+    "FAULTS",
+  ];
+  const rows = s.members.map((m) => [
+    m.name,
+    m.id || "-",
+    m.process === "up" && !m.reachable ? "up (no answer)" : m.process,
+    m.isLeader ? "*" : (m.leader ?? "-"),
+    String(m.term),
+    String(m.raftIndex),
+    String(m.appliedIndex),
+    formatBytes(m.dbSize),
+    formatBytes(m.dbSizeInUse),
+    formatBytes(m.dbSizeQuota),
+    m.walFsyncP99Ms === null ? "-" : `${m.walFsyncP99Ms} ms`,
+    m.alarms.join(",") || (m.errors.length ? m.errors.join("; ") : ""),
+    faults(m),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  const q = s.quorum;
+  const summary = `leader: ${s.leader ?? "none"}   quorum: ${q.up}/${q.members} up, ${q.needed} needed (${q.hasQuorum ? "ok" : "LOST"})${s.revision !== null ? `   revision: ${s.revision}` : ""}`;
+  return [line(head), ...rows.map(line), "", summary].join("\n");
+}
+
+/** formatEvent renders one event on one line: "12:03:04 #17 control kill m2 (cli)". */
+export function formatEvent(e: LabEvent): string {
+  const t = new Date(e.at).toISOString().slice(11, 19);
+  const head = `${t} #${e.seq} ${e.type}`;
+  switch (e.type) {
+    case "control":
+      return `${head} ${e.action}${e.member ? ` ${e.member}` : ""}${e.args ? ` ${JSON.stringify(e.args)}` : ""} (${e.source})`;
+    case "leader.changed":
+      return `${head} ${e.from ?? "none"} -> ${e.to ?? "none"} (term ${e.term})`;
+    case "quorum.lost":
+    case "quorum.restored":
+      return `${head} (${e.up} up, ${e.needed} needed)`;
+    case "member.exited":
+      return `${head} ${e.member} ${e.signal ?? `code ${e.code}`}${e.expected ? "" : " (unexpected)"}`;
+    case "member.started":
+      return `${head} ${e.member} pid ${e.pid}`;
+    case "check":
+      return `${head} ${e.task} ${e.passed ? "passed" : "failed"}: ${e.message}`;
+    case "alarm.raised":
+    case "alarm.cleared":
+      return `${head} ${e.member} ${e.alarm}`;
+    case "workload.failed":
+      return `${head} ${e.op}: ${e.error}`;
+    case "workload.recovered":
+      return `${head} ${e.op}`;
+    default:
+      return head;
+  }
+}

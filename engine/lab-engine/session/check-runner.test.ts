@@ -1,0 +1,117 @@
+import { describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CheckRunner, type CheckInputs } from "./check-runner.ts";
+import { ProgressStore } from "./progress-store.ts";
+import type { LabEventBody } from "../types/event-types.ts";
+import type { LabDefinition } from "../../../lab/lab-format.ts";
+import type { LabStore } from "../types/lab-store.ts";
+
+// These checks read only a variable the test flips; the store is never touched.
+let state = { ok: false, message: "not yet" };
+const unusedStore = new Proxy({} as LabStore, {
+  get: () => () => Promise.reject(new Error("the store is not used by these checks")),
+});
+
+const lab: LabDefinition = {
+  id: "00-runner",
+  title: "Runner",
+  cluster: { members: 1 },
+  tasks: [
+    {
+      id: "flip",
+      title: "Flip",
+      check: async () => ({ passed: state.ok, message: state.message }),
+      hints: ["h1", "h2"],
+      solution: ["true"],
+    },
+    {
+      id: "throws",
+      title: "Throws",
+      check: async () => Promise.reject(new Error("etcdserver: no leader")),
+      hints: [],
+      solution: ["true"],
+    },
+    { id: "bad", title: "Bad", check: async () => ({ passed: "yes" }) as never, hints: [], solution: ["true"] },
+    {
+      id: "files",
+      title: "Files",
+      check: async (ctx) => ({ passed: (await ctx.files.read("home/x")) === null, message: ctx.task }),
+      hints: [],
+      solution: ["true"],
+    },
+  ],
+};
+
+function runner() {
+  const events: LabEventBody[] = [];
+  const progress = new ProgressStore(mkdtempSync(join(tmpdir(), "etcd-lab-runner-")));
+  const inputs = (task: string): CheckInputs => ({
+    lab: lab.id,
+    task,
+    backend: "real",
+    endpoints: [],
+    store: unusedStore,
+    client: unusedStore as never,
+    status: () => Promise.reject(new Error("unused")),
+    events: [],
+    workspace: mkdtempSync(join(tmpdir(), "etcd-lab-runner-ws-")),
+    env: {},
+  });
+  const r = new CheckRunner({
+    lab,
+    learnerId: "learner1",
+    progress,
+    log: (e) => events.push(e),
+    context: (t) => inputs(t.id),
+  });
+  return { r, events, progress };
+}
+
+const task = (id: string) => lab.tasks.find((t) => t.id === id)!;
+
+describe("check runner", () => {
+  it("keeps a task passed once it passed, with the passing message, and logs only changes", async () => {
+    const { r, events, progress } = runner();
+    state = { ok: false, message: "not yet" };
+    expect(await r.check(task("flip"))).toMatchObject({ passed: false, message: "not yet", passedAt: null });
+    await r.check(task("flip"));
+    state = { ok: true, message: "done" };
+    const passed = await r.check(task("flip"));
+    expect(passed).toMatchObject({ passed: true, message: "done" });
+    state = { ok: false, message: "broken again" };
+    const sticky = await r.check(task("flip"));
+    expect(sticky).toMatchObject({ passed: true, message: "done", passedAt: passed.passedAt });
+    expect(events.map((e) => (e.type === "check" ? `${e.passed}:${e.message}` : e.type))).toEqual([
+      "false:not yet",
+      "true:done",
+      "false:broken again",
+    ]);
+    expect(progress.task("learner1", lab.id, "flip").passed).toBe(true);
+  });
+
+  it("turns a throwing or malformed check into a failed result naming why", async () => {
+    const { r } = runner();
+    expect((await r.check(task("throws"))).message).toBe("The check could not read the cluster: etcdserver: no leader");
+    expect((await r.check(task("bad"))).message).toBe("The check returned no { passed, message } (a bug in the lab).");
+    expect((await r.check(task("files"))).message).toBe("files");
+  });
+
+  it("reveals hints one at a time and repeats the last", () => {
+    const { r } = runner();
+    expect(
+      [r.hint(task("flip")), r.hint(task("flip")), r.hint(task("flip"))].map((h) => `${h.index}:${h.hint}`),
+    ).toEqual(["0:h1", "1:h2", "1:h2"]);
+    expect(r.states()[0]).toMatchObject({ hints: ["h1", "h2"], hintCount: 2 });
+    expect(r.hint(task("throws"))).toEqual({ task: "throws", index: -1, total: 0, hint: "This task has no hints." });
+  });
+
+  it("auto-checks only tasks not passed yet and returns what changed", async () => {
+    const { r } = runner();
+    state = { ok: true, message: "auto" };
+    const first = await r.autoCheck();
+    expect(first.map((x) => x.task).sort()).toEqual(["bad", "files", "flip", "throws"]);
+    expect(await r.autoCheck()).toEqual([]); // nothing changed; flip and files are passed and skipped
+  });
+});

@@ -1,0 +1,218 @@
+// Running a lab's checks: each gets a CheckContext (store reads, a fresh status, the event log, workspace
+// files, our tools), a time limit, and its throw turned into a failed result. Results are sticky once
+// passed (persisted as progress) and logged to the event log when they change.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import type { CheckContext, ToolResult } from "../index.ts";
+import type { ClusterStatus, Backend } from "../types/status-types.ts";
+import type { TaskResult, TaskState } from "../types/api-types.ts";
+import type { CheckResult, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
+import type { LabEvent, LabEventBody } from "../types/event-types.ts";
+import type { LabStore } from "../types/lab-store.ts";
+import type { EtcdClient } from "../../store/client/index.ts";
+import { readOnlyStore } from "../types/lab-store.ts";
+import type { ProgressStore } from "./progress-store.ts";
+import { workspaceFiles } from "./workspace.ts";
+
+/** checkTimeoutMs bounds one check. */
+export const checkTimeoutMs = 15_000;
+/** toolTimeoutMs bounds one ctx.tool() run; toolOutputBytesMax bounds what it keeps of each stream. */
+export const toolTimeoutMs = 10_000;
+export const toolOutputBytesMax = 1024 * 1024;
+
+/** CheckInputs is what the session provides for one check. */
+export interface CheckInputs {
+  lab: string;
+  task: string;
+  backend: Backend;
+  endpoints: string[];
+  store: LabStore;
+  client: EtcdClient;
+  status(): Promise<ClusterStatus>;
+  events: readonly LabEvent[];
+  workspace: string;
+  env: Record<string, string>;
+}
+
+/** CheckRunnerOptions wire the runner to its session. */
+export interface CheckRunnerOptions {
+  lab: LabDefinition;
+  learnerId: string;
+  progress: ProgressStore;
+  log(e: LabEventBody): void;
+  context(task: TaskDefinition): CheckInputs;
+}
+
+/** CheckRunner runs and remembers a session's checks. */
+export class CheckRunner {
+  private readonly last = new Map<string, TaskResult>();
+  private readonly logged = new Map<string, string>();
+  private autoRunning = false;
+
+  constructor(private readonly o: CheckRunnerOptions) {}
+
+  /** check runs a task's check now and returns its sticky result. */
+  async check(task: TaskDefinition): Promise<TaskResult> {
+    const raw = await this.run(task);
+    const now = new Date().toISOString();
+    const prev = this.o.progress.task(this.o.learnerId, this.o.lab.id, task.id);
+    let result: TaskResult;
+    if (raw.passed || prev.passed) {
+      const p =
+        raw.passed && !prev.passed
+          ? this.o.progress.update(this.o.learnerId, this.o.lab.id, task.id, (x) => ({
+              ...x,
+              passed: true,
+              passedAt: now,
+            }))
+          : prev;
+      const keep = !raw.passed ? this.last.get(task.id) : undefined;
+      const message = raw.passed ? raw.message : keep?.passed ? keep.message : `Passed earlier (${p.passedAt ?? "?"}).`;
+      result = { task: task.id, title: task.title, passed: true, message, passedAt: p.passedAt, checkedAt: now };
+    } else {
+      result = {
+        task: task.id,
+        title: task.title,
+        passed: false,
+        message: raw.message,
+        passedAt: null,
+        checkedAt: now,
+      };
+    }
+    this.last.set(task.id, result);
+    const key = `${raw.passed}\0${raw.message}`;
+    if (this.logged.get(task.id) !== key) {
+      this.logged.set(task.id, key);
+      this.o.log({ type: "check", task: task.id, passed: raw.passed, message: raw.message });
+    }
+    return result;
+  }
+
+  /** autoCheck re-checks the tasks not passed yet and returns the results that changed. */
+  async autoCheck(): Promise<TaskResult[]> {
+    if (this.autoRunning) return [];
+    this.autoRunning = true;
+    try {
+      const changed: TaskResult[] = [];
+      for (const t of this.o.lab.tasks) {
+        if (this.o.progress.task(this.o.learnerId, this.o.lab.id, t.id).passed) continue;
+        const before = this.last.get(t.id);
+        const r = await this.check(t);
+        if (!before || before.passed !== r.passed || before.message !== r.message) changed.push(r);
+      }
+      return changed;
+    } finally {
+      this.autoRunning = false;
+    }
+  }
+
+  /** results returns every task's last result (never checked: failed, with a prompt to check). */
+  results(): TaskResult[] {
+    return this.o.lab.tasks.map((t) => {
+      const r = this.last.get(t.id);
+      if (r) return r;
+      const p = this.o.progress.task(this.o.learnerId, this.o.lab.id, t.id);
+      return {
+        task: t.id,
+        title: t.title,
+        passed: p.passed,
+        message: p.passed ? `Passed earlier (${p.passedAt ?? "?"}).` : "Not checked yet.",
+        passedAt: p.passedAt,
+        checkedAt: null,
+      };
+    });
+  }
+
+  /** states returns results plus revealed hints. */
+  states(): TaskState[] {
+    return this.results().map((r, i) => {
+      const t = this.o.lab.tasks[i] as TaskDefinition;
+      const revealed = this.o.progress.task(this.o.learnerId, this.o.lab.id, t.id).hintsRevealed;
+      return { ...r, hints: t.hints.slice(0, revealed), hintCount: t.hints.length };
+    });
+  }
+
+  /** hint reveals the next hint (repeating the last once all are shown). */
+  hint(task: TaskDefinition): { task: string; index: number; total: number; hint: string } {
+    const total = task.hints.length;
+    if (total === 0) return { task: task.id, index: -1, total: 0, hint: "This task has no hints." };
+    const p = this.o.progress.update(this.o.learnerId, this.o.lab.id, task.id, (x) => ({
+      ...x,
+      hintsRevealed: Math.min(total, x.hintsRevealed + 1),
+    }));
+    const index = p.hintsRevealed - 1;
+    return { task: task.id, index, total, hint: task.hints[index] as string };
+  }
+
+  /** forget drops in-memory results (after a reset); persisted progress stays. */
+  forget(): void {
+    this.last.clear();
+    this.logged.clear();
+  }
+
+  private async run(task: TaskDefinition): Promise<CheckResult> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const ctx = buildContext(this.o.context(task));
+      const timeout = new Promise<CheckResult>((resolve) => {
+        timer = setTimeout(
+          () => resolve({ passed: false, message: `The check did not finish within ${checkTimeoutMs / 1000} s.` }),
+          checkTimeoutMs,
+        );
+      });
+      const r = await Promise.race([task.check(ctx), timeout]);
+      if (typeof r?.passed !== "boolean" || typeof r.message !== "string") {
+        return { passed: false, message: "The check returned no { passed, message } (a bug in the lab)." };
+      }
+      return { passed: r.passed, message: r.message };
+    } catch (err) {
+      return { passed: false, message: `The check could not read the cluster: ${(err as Error).message}` };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+/** buildContext turns the session's inputs into the CheckContext a lab sees. */
+export function buildContext(i: CheckInputs): CheckContext {
+  return {
+    lab: i.lab,
+    task: i.task,
+    backend: i.backend,
+    endpoints: i.endpoints,
+    store: readOnlyStore(i.store),
+    client: i.client,
+    status: i.status,
+    events: i.events,
+    files: workspaceFiles(i.workspace),
+    tool: (name, args) => runTool(name, args, join(i.workspace, "home"), i.env),
+  };
+}
+
+/** runTool runs one of our tools without a terminal, bounded in time and output. */
+export function runTool(
+  name: "etcdctl" | "etcdutl",
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): Promise<ToolResult> {
+  return new Promise((resolve) => {
+    const child = spawn(name, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: toolTimeoutMs });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let outBytes = 0;
+    let errBytes = 0;
+    child.stdout.on("data", (d: Buffer) => {
+      if (outBytes < toolOutputBytesMax) out.push(d);
+      outBytes += d.length;
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      if (errBytes < toolOutputBytesMax) err.push(d);
+      errBytes += d.length;
+    });
+    child.on("error", (e) => resolve({ code: null, stdout: "", stderr: e.message }));
+    child.on("close", (code) =>
+      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
+    );
+  });
+}

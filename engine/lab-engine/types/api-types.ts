@@ -1,0 +1,161 @@
+// Bodies of the lab server's REST and WebSocket messages (engine/lab-engine/http/API.md). Type-only: the site imports
+// them with `import type` from engine/lab-engine/index.ts.
+import type { Backend, Capabilities, ClusterStatus } from "./status-types.ts";
+import type { LabEvent } from "./event-types.ts";
+
+/** ApiError is the body of every error answer. */
+export interface ApiError {
+  error: { code: ApiErrorCode; message: string };
+}
+
+/** ApiErrorCode lists the error codes of API.md §2. */
+export type ApiErrorCode =
+  | "bad_request"
+  | "unauthorized"
+  | "forbidden_origin"
+  | "forbidden"
+  | "not_found"
+  | "unsupported"
+  | "busy"
+  | "invalid_state"
+  | "session_limit"
+  | "cluster_error"
+  | "timeout"
+  | "internal";
+
+/** BackendInfo says whether a backend can run here and what it supports. */
+export interface BackendInfo {
+  available: boolean;
+  reason?: string;
+  version?: string;
+  capabilities: Capabilities;
+}
+
+/** Me answers GET /api/me. */
+export interface Me {
+  learnerId: string;
+  version: string;
+  backends: Record<Backend, BackendInfo>;
+  defaultBackend: Backend;
+  limits: { maxSessions: number; maxSessionsPerLearner: number };
+}
+
+/** LabSummary describes a lab without its code. */
+export interface LabSummary {
+  id: string;
+  title: string;
+  summary?: string;
+  cluster: { members: 1 | 3 | 5; quotaBackendBytes?: number; kube: boolean; workload: boolean };
+  tasks: { id: string; title: string; hintCount: number }[];
+}
+
+/** TaskProgress is one task's persisted progress. */
+export interface TaskProgress {
+  passed: boolean;
+  passedAt: string | null;
+  hintsRevealed: number;
+}
+
+/** LabProgress is a learner's persisted progress in one lab. */
+export interface LabProgress {
+  lab: string;
+  tasks: Record<string, TaskProgress>;
+}
+
+/** TaskResult is the (sticky) result of a task's check. */
+export interface TaskResult {
+  task: string;
+  title: string;
+  passed: boolean;
+  message: string;
+  passedAt: string | null;
+  checkedAt: string | null;
+}
+
+/** TaskState is a TaskResult plus the hints revealed so far. */
+export interface TaskState extends TaskResult {
+  hints: string[];
+  hintCount: number;
+}
+
+/** HintAnswer answers POST .../tasks/:task/hint. */
+export interface HintAnswer {
+  task: string;
+  index: number;
+  total: number;
+  hint: string;
+}
+
+/** SolveAnswer answers POST .../tasks/:task/solve. */
+export interface SolveAnswer {
+  task: string;
+  commands: { command: string; exitCode: number | null }[];
+  result: TaskResult;
+}
+
+/** TerminalInfo describes one shell of a session. */
+export interface TerminalInfo {
+  id: string;
+  pid: number;
+  cols: number;
+  rows: number;
+  /** attached counts the WebSocket clients attached right now. */
+  attached: number;
+}
+
+/** SessionState is a session's lifecycle state. */
+export type SessionState = "starting" | "ready" | "resetting" | "failed" | "destroyed";
+
+/** Session describes one learner × lab session. */
+export interface Session {
+  id: string;
+  lab: string;
+  learnerId: string;
+  backend: Backend;
+  state: SessionState;
+  createdAt: number;
+  workspace: string;
+  /** endpoints is ETCDCTL_ENDPOINTS of the session's shells. */
+  endpoints: string;
+  members: { name: string; clientUrl: string; peerUrl: string; metricsUrl: string }[];
+  capabilities: Capabilities;
+  terminals: TerminalInfo[];
+  tasks: TaskResult[];
+}
+
+/** ControlResult answers every cluster control. */
+export interface ControlResult {
+  ok: true;
+  event: LabEvent;
+}
+
+/** FillQuotaProgress is one line of the fill-quota NDJSON stream. */
+export type FillQuotaProgress =
+  | { done?: false; written: number; bytes: number; dbSize: number; quota: number }
+  | { done: true; written: number; bytes: number; error: string | null };
+
+/** ClusterMessage is a server → client message on /ws/cluster. */
+export type ClusterMessage =
+  | { type: "hello"; session: Session }
+  | { type: "status"; status: ClusterStatus }
+  | { type: "event"; event: LabEvent }
+  | { type: "task"; result: TaskResult }
+  | { type: "session"; session: Session }
+  | { type: "pong" };
+
+/** TerminalServerMessage is a server → client text frame on /ws/terminal (output comes as binary frames). */
+export type TerminalServerMessage =
+  | {
+      type: "attached";
+      terminal: string;
+      pid: number;
+      cols: number;
+      rows: number;
+      replayBytes: number;
+      created: boolean;
+    }
+  | { type: "reset" }
+  | { type: "exit"; code: number | null; signal: number | null };
+
+/** TerminalClientMessage is a client → server text frame on /ws/terminal. */
+export type TerminalClientMessage = { type: "input"; data: string } | { type: "resize"; cols: number; rows: number };

@@ -1,0 +1,61 @@
+// The session event log's records (engine/lab-engine/http/API.md §5). One JSON object per line in
+// <workspace>/events.jsonl; checks read them, the status stream pushes them, `lab replay` re-applies the
+// `control` ones.
+import type { Backend } from "./status-types.ts";
+
+/** ControlAction names every cluster control a session offers. */
+export type ControlAction =
+  | "stop"
+  | "kill"
+  | "pause"
+  | "resume"
+  | "start"
+  | "restart"
+  | "wipe"
+  | "rejoin"
+  | "isolate"
+  | "partition"
+  | "heal"
+  | "delay"
+  | "slow-disk"
+  | "add-member"
+  | "remove-member"
+  | "fill-quota"
+  | "free-quota";
+
+/** ControlSource says who asked for a control. */
+export type ControlSource = "api" | "cli" | "ui" | "solution" | "replay";
+
+/** WorkloadOp names the kube workload's periodic writes. */
+export type WorkloadOp = "lease-renew" | "event" | "compact";
+
+/** LabEventBody is an event before the log numbers and stamps it. */
+export type LabEventBody =
+  | { type: "session.created"; lab: string; backend: Backend; members: string[] }
+  | { type: "session.reset"; lab: string; backend: Backend; members: string[] }
+  | { type: "control"; action: ControlAction; member?: string; args?: Record<string, unknown>; source: ControlSource }
+  | { type: "member.started"; member: string; pid: number }
+  | { type: "member.exited"; member: string; code: number | null; signal: string | null; expected: boolean }
+  | { type: "leader.changed"; from: string | null; to: string | null; term: number }
+  | { type: "quorum.lost"; up: number; needed: number; revision?: number }
+  | { type: "quorum.restored"; up: number; needed: number }
+  | { type: "alarm.raised"; member: string; alarm: string }
+  | { type: "alarm.cleared"; member: string; alarm: string }
+  | { type: "check"; task: string; passed: boolean; message: string }
+  | { type: "workload.failed"; op: WorkloadOp; error: string }
+  | { type: "workload.recovered"; op: WorkloadOp }
+  | { type: "fill-quota.done"; written: number; bytes: number; error: string | null };
+
+/** LabEventType is the `type` of a LabEvent. */
+export type LabEventType = LabEventBody["type"];
+
+/** LabEvent is one logged event: `seq` counts from 1 without gaps, `at` is milliseconds since the epoch. */
+export type LabEvent = LabEventBody & { seq: number; at: number };
+
+/** eventsOfType narrows a list of events to one type. */
+export function eventsOfType<T extends LabEventType>(
+  events: readonly LabEvent[],
+  type: T,
+): Extract<LabEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<LabEvent, { type: T }> => e.type === type);
+}
