@@ -77,6 +77,13 @@ describe("parseMemberConfig", () => {
     expect(error(["--bogus"]).exitCode).toBe(2);
     expect(error(["--snapshot-count", "x"]).message).toBe('invalid value "x" for flag -snapshot-count: parse error');
     expect(error(["--pre-vote=maybe"]).message).toBe('invalid boolean value "maybe" for -pre-vote: parse error');
+    // Durations are time.ParseDuration's (a unit on every number); values are quoted as Go's %q.
+    expect(error(["--backend-batch-interval=5"]).message).toBe(
+      'invalid value "5" for flag -backend-batch-interval: parse error',
+    );
+    expect(error(["--backend-batch-interval=1h\x01"]).message).toBe(
+      'invalid value "1h\\x01" for flag -backend-batch-interval: parse error',
+    );
     expect(error(["--name"]).message).toBe("flag needs an argument: -name");
     expect(error(["--initial-cluster-state", "old"]).message).toBe(
       'invalid value "old" for flag -initial-cluster-state: invalid value',

@@ -2,6 +2,9 @@
 // `-name` and `--name` are the same, `-name=value` / `-name value`, boolean flags take no separate value
 // (`-name=false`), parsing stops at the first non-flag argument or after `--`, and the error texts are Go's.
 
+import { parseGoDuration } from "../../go/go-duration.ts";
+import { goQuote, parseBool } from "../../go/go-strconv.ts";
+
 /** FlagKind says how a flag's value is parsed. */
 export type FlagKind = "string" | "bool" | "uint" | "int" | "duration" | "urls" | "enum" | "ignored";
 
@@ -95,35 +98,22 @@ export function checkValue(spec: FlagSpec, value: string): string | undefined {
   }
 }
 
-/** parseGoBool accepts what Go's strconv.ParseBool accepts. */
+/** parseGoBool is strconv.ParseBool, with undefined for what it rejects. */
 export function parseGoBool(s: string): boolean | undefined {
-  if (["1", "t", "T", "TRUE", "true", "True"].includes(s)) return true;
-  if (["0", "f", "F", "FALSE", "false", "False"].includes(s)) return false;
-  return undefined;
+  try {
+    return parseBool(s);
+  } catch {
+    return undefined;
+  }
 }
 
-const unitMs: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
-/** parseGoDurationMs parses a Go duration string ("100ms", "1h30m", "5s") into milliseconds. */
+/** parseGoDurationMs is time.ParseDuration ("100ms", "1h30m", "5s") in milliseconds, undefined for what it rejects. */
 export function parseGoDurationMs(s: string): number | undefined {
-  if (s === "0") return 0;
-  const m = /^([-+]?)((?:[0-9]*\.?[0-9]+(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(s);
-  if (!m) return undefined;
-  let total = 0;
-  for (const part of (m[2] ?? "").matchAll(/([0-9]*\.?[0-9]+)(ns|us|µs|μs|ms|s|m|h)/g)) {
-    total += Number(part[1]) * (unitMs[part[2] ?? ""] ?? NaN);
+  try {
+    return parseGoDuration(s) / 1e6;
+  } catch {
+    return undefined;
   }
-  if (!Number.isFinite(total)) return undefined;
-  return m[1] === "-" ? -total : total;
 }
 
 function checkUrls(value: string): string | undefined {
@@ -145,9 +135,4 @@ function checkUrls(value: string): string | undefined {
     if (url.pathname !== "" && url.pathname !== "/") return `URL must not contain a path: ${u}`;
   }
   return undefined;
-}
-
-/** goQuote quotes a string as Go's %q does for printable ASCII. */
-export function goQuote(s: string): string {
-  return JSON.stringify(s);
 }
