@@ -1,6 +1,24 @@
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { seedPlan } from "./seed-plan.ts";
-import { unwrapObject } from "./envelope.ts";
+import { encryptAescbc, unwrapObject } from "./envelope.ts";
+import { encryptionKey } from "./seed.ts";
+
+/** planDigest is sha256 over every key and value seedKube writes for `seed`, in order (secrets encrypted
+ * under a fixed IV when `encryptSecrets`), and over the nodes, pods and leases the workload keeps alive. */
+function planDigest(seed: number, encryptSecrets: boolean): string {
+  const plan = seedPlan(seed);
+  const h = createHash("sha256");
+  const key = encryptionKey(seed);
+  const iv = Buffer.alloc(16, 7);
+  for (const e of plan.entries) {
+    h.update(`${e.key}\0${e.secret ? "secret" : ""}\0`);
+    h.update(encryptSecrets && e.secret ? encryptAescbc(e.value, key, "key1", iv) : e.value);
+    h.update("\0");
+  }
+  h.update(JSON.stringify([plan.nodes, plan.pods, plan.leases, plan.createdAt]));
+  return h.digest("hex");
+}
 
 describe("kube seed plan", () => {
   const plan = seedPlan(1);
@@ -11,6 +29,15 @@ describe("kube seed plan", () => {
       plan.entries.map((e) => [e.key, Buffer.from(e.value).toString("hex")]),
     );
     expect(seedPlan(2).entries.map((e) => e.key)).not.toEqual(keys);
+  });
+
+  it("is byte-for-byte the pinned keyspace for seeds 1 and 42, plain and with encrypted secrets", () => {
+    expect([planDigest(1, false), planDigest(1, true), planDigest(42, false), planDigest(42, true)]).toEqual([
+      "2f4727afdd9a33c013ed27856050dc6ceed4b1a4e94fb47aa81decd626abbed4",
+      "d25c0b2e6d29b6f9a076ac85808d05de5ee14252badd6deb54b48ece304db2bc",
+      "8ca14a5dcde65a243812e9b566a72b67c1ec164dc486c58ff3eba91ef3c7a8cb",
+      "be23cdc1a0ca6afcba7cf8ba609b3ac46308cd8dd029551cc648ce6b73d825a4",
+    ]);
   });
 
   it("lays keys out as kube-apiserver does", () => {
