@@ -311,7 +311,7 @@ class PackageEmitter {
       if (enums.length) o.push(`import { ${enums.join(", ")} } from "${ov.from}";\n`);
       if (brands.length) o.push(`import type { ${brands.join(", ")} } from "${ov.from}";\n`);
       if (enums.length) {
-        o.push(`\n/** ${enums.join(", ")} are the enums of ${ov.from.replace(/^(\.\.\/)+/, "engine/")}. */\n`);
+        o.push(`\n/** ${enums.join(", ")} are the enums of ${ov.from.replace(/^(\.\.\/)+/, "engine/store/")}. */\n`);
         o.push(`export { ${enums.join(", ")} };\n`);
       }
     }
