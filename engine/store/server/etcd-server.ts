@@ -36,7 +36,7 @@ import {
 import { snapMetrics } from "../raft-snap/metrics.ts";
 import { walMetrics } from "../wal/metrics.ts";
 import { bootstrap, type Bootstrapped, type RemoteCluster } from "./bootstrap.ts";
-import type { BoundListener } from "./bound-listener.ts";
+import type { BoundListener } from "../pkg/bound-listener.ts";
 import { startCompactor, type Compactor } from "./compactor.ts";
 import { isConnectedSince, isConnectedToQuorumSince } from "./connectivity.ts";
 import {
@@ -50,7 +50,7 @@ import {
   ErrTimeoutWaitAppliedIndex,
   ErrTooManyRequests,
 } from "./errors.ts";
-import { IdGenerator, formatId } from "./ids.ts";
+import { IdGenerator, formatId } from "../pkg/ids.ts";
 import { adjustTicks, moveLeader, transferLeadershipOnShutdown, type LeadershipHost } from "./leadership.ts";
 import { LeaseOps, leaseRenewMethod, leaseTimeToLiveMethod, type TimeToLive } from "./lease-ops.ts";
 import { MembershipOps } from "./membership-ops.ts";

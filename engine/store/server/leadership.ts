@@ -3,7 +3,7 @@
 import { formatGoDuration, type Logger } from "../../go/zap.ts";
 import { ErrBadLeaderTransferee, ErrStopped, ErrTimeoutLeaderTransfer, ErrUnhealthy } from "./errors.ts";
 import { longestConnected, type ActiveSince } from "./connectivity.ts";
-import { formatId } from "./ids.ts";
+import { formatId } from "../pkg/ids.ts";
 import type { Member } from "../apply/member-json.ts";
 
 /** LeadershipHost is what the leadership operations need of the member. */

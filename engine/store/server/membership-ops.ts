@@ -17,7 +17,7 @@ import {
   ErrTimeout,
   ErrUnhealthy,
 } from "./errors.ts";
-import { computeMemberId, formatId } from "./ids.ts";
+import { computeMemberId, formatId } from "../pkg/ids.ts";
 import { ProposalTracker, type ProposalHost } from "./proposals.ts";
 
 /** readyPercent is how far a learner must have caught up with the leader to be promoted (etcd: 0.9). */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { encodeSnapshotMembership, type SnapshotMembership } from "../apply/snapshot-membership.ts";
 import type { Logger } from "../../go/zap.ts";
 import type { ConfState, LogIndex, Snapshot } from "../raft/index.ts";
-import { formatId } from "./ids.ts";
+import { formatId } from "../pkg/ids.ts";
 
 /** memorySnapshotCount: the in-memory Raft log is compacted every this many applied entries (etcd 3.6). */
 export const memorySnapshotCount = 100;
