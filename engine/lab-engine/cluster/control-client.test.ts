@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ControlChannel, type ControlTarget, type DropDirection } from "../../store/server/control-channel.ts";
+import { ControlChannel, type ControlTarget, type DropDirection } from "../../store/pkg/control-channel.ts";
 import { ControlClient, ControlError } from "./control-client.ts";
 
 // The member side is the real fault channel; its target records what it was told, like a member would.

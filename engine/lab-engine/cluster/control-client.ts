@@ -1,4 +1,4 @@
-// The engine side of our member's fault channel (engine/store/server/control-channel.ts is the member side):
+// The engine side of our member's fault channel (engine/store/pkg/control-channel.ts is the member side):
 // newline-delimited JSON over a unix socket, one request per line, answers matched by id.
 import { connect, type Socket } from "node:net";
 import type { MemberFaults } from "../types/status-types.ts";

@@ -4,7 +4,7 @@ import { openSync, readdirSync, writeSync } from "node:fs";
 import { goFsError } from "../../go/go-errors.ts";
 import { ZapLogger, isLogLevel } from "../../go/zap.ts";
 import { etcdVersion } from "../server/etcd-server.ts";
-import { formatId } from "../server/ids.ts";
+import { formatId } from "../pkg/ids.ts";
 import { ConfigError, parseMemberConfig, type MemberConfig } from "../config/config.ts";
 import { flagsHelp, usageLine } from "../config/flag-table.ts";
 import { serveMember } from "./serve.ts";

@@ -10,10 +10,10 @@ import { registerServices } from "../rpc/services.ts";
 import { joinHostPort } from "../../common/host-port.ts";
 import { GrpcServer, grpcOverheadBytes } from "../grpc/server.ts";
 import type { Logger } from "../../go/zap.ts";
-import { ControlChannel } from "../server/control-channel.ts";
-import { bindAll, type BoundListener } from "../server/bound-listener.ts";
+import { ControlChannel } from "../pkg/control-channel.ts";
+import { bindAll, type BoundListener } from "../pkg/bound-listener.ts";
 import { EtcdServer, etcdVersion } from "../server/etcd-server.ts";
-import { formatId } from "../server/ids.ts";
+import { formatId } from "../pkg/ids.ts";
 import { tlsOptions } from "../server/tls.ts";
 import type { MemberConfig } from "../config/config.ts";
 

@@ -193,6 +193,21 @@ export class Histogram implements Family {
   }
 }
 
+/**
+ * vector makes a labelled family print nothing until it has a series, as client_golang prints a *Vec (the
+ * registry prints a plain family's zero line otherwise). NB: replace with a registry-level vector type.
+ */
+export function vector<T extends Counter | Gauge | Histogram>(family: T): T {
+  const lines = family.lines.bind(family);
+  // A labelled family never has an unlabelled series: one printed is the registry's empty default.
+  const unlabelled = family.kind === "histogram" ? `${family.name}_count 0` : `${family.name} 0`;
+  family.lines = (): string[] => {
+    const out = lines();
+    return out.includes(unlabelled) ? [] : out;
+  };
+  return family;
+}
+
 /** exponentialBuckets mirrors prometheus.ExponentialBuckets(start, factor, count). */
 export function exponentialBuckets(start: number, factor: number, count: number): number[] {
   const out: number[] = [];

@@ -1,7 +1,13 @@
 // PeerMetrics: the etcd_network_* families of the peer transport (etcd 3.6 rafthttp/metrics.go), with
 // etcd's names, help texts, labels and buckets. Labelled families print nothing until they have a series.
-import { exponentialBuckets, type Counter, type Gauge, type Histogram, type Registry } from "../metrics/registry.ts";
-import { vector } from "../server/server-metrics.ts";
+import {
+  exponentialBuckets,
+  vector,
+  type Counter,
+  type Gauge,
+  type Histogram,
+  type Registry,
+} from "../metrics/registry.ts";
 
 /** PeerMetrics holds the transport's metric handles. */
 export class PeerMetrics {

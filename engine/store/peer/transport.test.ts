@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ZapLogger, nopLogger } from "../../go/zap.ts";
 import { Registry } from "../metrics/registry.ts";
 import { MessageType, type LogIndex, type Message, type NodeId, type Term } from "../raft/raftpb.ts";
-import { bindAll } from "../server/bound-listener.ts";
+import { bindAll } from "../pkg/bound-listener.ts";
 import { PeerTransport, type MessageCodec } from "./transport.ts";
 
 // A test-only codec: the real one is the generated raftpb codec; this keeps the transport test independent.

@@ -14,9 +14,9 @@ import type { Registry } from "../metrics/registry.ts";
 import { PeerMetrics } from "./peer-metrics.ts";
 import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "./frame.ts";
 import { errnoText } from "../../go/go-errors.ts";
-import type { BoundListener } from "../server/bound-listener.ts";
-import { formatId } from "../server/ids.ts";
-import type { DropDirection } from "../server/control-channel.ts";
+import type { BoundListener } from "../pkg/bound-listener.ts";
+import { formatId } from "../pkg/ids.ts";
+import type { DropDirection } from "../pkg/control-channel.ts";
 
 /** MessageCodec encodes raft messages for the wire. */
 export interface MessageCodec {

@@ -7,7 +7,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { Http2Server, Http2SecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { bindAll, type BoundListener } from "../server/bound-listener.ts";
+import { bindAll, type BoundListener } from "../pkg/bound-listener.ts";
 import type { TlsOptions } from "../server/tls.ts";
 import { RepairedConnection, clientPreface, opensLikeGrpcGo } from "./h2-authority.ts";
 

@@ -32,7 +32,7 @@ import {
 } from "../raft/index.ts";
 import type { SnapMetrics } from "../raft-snap/metrics.ts";
 import type { WalMetrics } from "../wal/metrics.ts";
-import { computeClusterId, computeMemberId, formatId } from "./ids.ts";
+import { computeClusterId, computeMemberId, formatId } from "../pkg/ids.ts";
 
 /** BootstrapError is a start-up failure with etcd's text; the member exits 1 after logging it. */
 export class BootstrapError extends Error {

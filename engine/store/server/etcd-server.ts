@@ -36,7 +36,7 @@ import {
 import { snapMetrics } from "../raft-snap/metrics.ts";
 import { walMetrics } from "../wal/metrics.ts";
 import { bootstrap, type Bootstrapped, type RemoteCluster } from "./bootstrap.ts";
-import type { BoundListener } from "./bound-listener.ts";
+import type { BoundListener } from "../pkg/bound-listener.ts";
 import { startCompactor, type Compactor } from "./compactor.ts";
 import { isConnectedSince, isConnectedToQuorumSince } from "./connectivity.ts";
 import {
@@ -50,9 +50,10 @@ import {
   ErrTimeoutWaitAppliedIndex,
   ErrTooManyRequests,
 } from "./errors.ts";
-import { IdGenerator, formatId } from "./ids.ts";
-import { adjustTicks, moveLeader, transferLeadershipOnShutdown, type LeadershipHost } from "./leadership.ts";
-import { LeaseOps, leaseRenewMethod, leaseTimeToLiveMethod, type TimeToLive } from "./lease-ops.ts";
+import { IdGenerator, formatId } from "../pkg/ids.ts";
+import { adjustTicks, moveLeader, transferLeadershipOnShutdown, type LeadershipConfig } from "./leadership.ts";
+import { LeaseOps, leaseRenewMethod, leaseTimeToLiveMethod, type LeaseHost, type TimeToLive } from "./lease-ops.ts";
+import type { MemberHost } from "./member-host.ts";
 import { MembershipOps } from "./membership-ops.ts";
 import { ProposalTracker } from "./proposals.ts";
 import { RaftDriver } from "./raft-driver.ts";
@@ -91,8 +92,8 @@ export interface EtcdServerOptions {
 /** nowMs is the member's one clock: monotonic, in epoch milliseconds (timers, peer activity, leases). */
 const nowMs = (): number => performance.timeOrigin + performance.now();
 
-/** EtcdServer is one running member. */
-export class EtcdServer {
+/** EtcdServer is one running member; its collaborators see it as a MemberHost. */
+export class EtcdServer implements MemberHost, LeaseHost {
   readonly config: MemberConfig;
   readonly logger: Logger;
   readonly registry: Registry;
@@ -115,7 +116,7 @@ export class EtcdServer {
   private readonly idGen: IdGenerator;
   private readonly proposals: ProposalTracker<ApplyResult>;
   private readonly snapshots: RaftSnapshots;
-  private readonly leadership: LeadershipHost;
+  private readonly leadership: LeadershipConfig;
   private readonly compactor: Compactor | undefined;
   private readonly appliedWaiters: { index: number; resolve: () => void }[] = [];
   private readonly timers: NodeJS.Timeout[] = [];
@@ -143,40 +144,11 @@ export class EtcdServer {
     // etcd's ReqTimeout: 5 s plus two election timeouts.
     this.requestTimeoutMs = 5000 + 2 * this.electionTicks * c.heartbeatMs;
     this.idGen = new IdGenerator(this.memberId, Date.now());
-    this.ready = new Promise((resolve, reject) => {
-      this.markReady = () => {
-        this.isReadyNow = true;
-        resolve();
-      };
-      this.failReady = reject;
-    });
-    this.ready.catch(() => {});
+    this.ready = this.readyPromise();
     this.metrics = new ServerMetrics(registry, this, etcdVersion);
     registerProcessMetrics(registry);
-    const openedAt = performance.now();
-    this.backend = LmdbBackend.open({
-      path: boot.layout.backendPath,
-      registry,
-      logger: opts.logger,
-      batchIntervalMs: c.backendBatchIntervalMs,
-      batchLimit: c.backendBatchLimit,
-    });
-    opts.logger.info("storage/backend.go:80", "opened backend db", {
-      path: boot.layout.backendPath,
-      took: formatGoDuration(performance.now() - openedAt),
-    });
-    this.sm = new StateMachine({
-      backend: this.backend,
-      clock: { nowMs },
-      status: { memberId: () => this.memberId, clusterId: () => this.clusterId, term: () => this.term() },
-      minLeaseTtlSeconds: minLeaseTtlSeconds(this.electionTicks, c.heartbeatMs),
-      registry,
-      logger: opts.logger,
-      quotaBackendBytes: c.quotaBackendBytes,
-      maxLearners: c.maxLearners,
-      warningApplyDurationMs: c.warningApplyDurationMs,
-      ...(boot.snapshotMembership ? { replayFrom: boot.snapshotMembership } : {}),
-    });
+    this.backend = openBackend(c, boot.layout.backendPath, registry, opts.logger);
+    this.sm = this.newStateMachine();
     this.metrics.registerQuota(this.sm.quota.bytes ?? 0);
     this.storageDriver = new StorageDriver({
       sm: this.sm,
@@ -188,36 +160,8 @@ export class EtcdServer {
     // but conf changes among them must still reach Raft (etcd: applyConfChange runs for every entry).
     this.appliedIndex = boot.snapshotIndex;
     // etcd logs this before it creates a new member's Raft node; a restart said "restarting local member".
-    if (!boot.restarted) {
-      opts.logger.info("etcdserver/bootstrap.go:499", "starting local member", {
-        "local-member-id": formatId(this.memberId),
-        "cluster-id": formatId(this.clusterId),
-      });
-    }
-    this.driver = new RaftDriver({
-      raft: {
-        id: this.memberId as NodeId,
-        electionTicks: this.electionTicks,
-        heartbeatTicks: 1,
-        preVote: c.preVote,
-        checkQuorum: true,
-        rng: seededRng(randomInt(2 ** 31)),
-      },
-      storage: boot.memory,
-      wal: boot.storage.wal,
-      snapshotter: boot.storage.snapshotter,
-      transport,
-      app: {
-        applySnapshot: (s) => this.snapshots.apply(s),
-        applyEntries: (es) => this.applyEntries(es),
-        onReadStates: (rs) => this.onReadStates(rs),
-        onSoftState: (lead, state) => this.onSoftState(lead, state),
-        afterReady: () => this.afterReady(),
-      },
-      heartbeatMs: c.heartbeatMs,
-      logger: opts.logger,
-      registry,
-    });
+    if (!boot.restarted) this.logStartingLocalMember();
+    this.driver = this.newRaftDriver();
     this.reader = new LinearizableReader(
       { readIndex: (ctx) => this.driver.readIndex(ctx), appliedIndex: () => this.appliedIndex },
       {
@@ -228,97 +172,118 @@ export class EtcdServer {
         metrics: this.metrics,
       },
     );
-    const proposalHost = {
-      hasLeader: () => this.lead !== 0n,
-      timeoutError: (startMs: number) => this.proposeTimeoutError(startMs),
-      nowMs,
-      requestTimeoutMs: this.requestTimeoutMs,
-    };
-    this.proposals = new ProposalTracker<ApplyResult>({
-      ...proposalHost,
+    this.proposals = new ProposalTracker<ApplyResult>(this, {
       pending: this.metrics.proposalsPending,
       failed: this.metrics.proposalsFailed,
     });
     this.membership = new MembershipOps({
-      ...proposalHost,
-      memberId: this.memberId,
-      logger: opts.logger,
+      member: this,
+      raft: this.driver,
+      peers: transport,
+      requestIds: this.idGen,
       strictReconfigCheck: c.strictReconfigCheck,
-      members: () => this.members(),
-      member: (id) => this.sm.membership.member(id),
-      activeSince: (id) => this.transport.activeSince(id),
-      isLeader: () => this.isLeader(),
-      raftStatus: () => this.driver.status(),
-      proposeConfChange: (cc) => this.driver.proposeConfChange(cc),
-      newRequestId: () => this.idGen.next(),
-      waitAppliedIndex: () => this.waitAppliedIndex(),
-      callLeader: (method, body, deadline) => this.callLeader(method, body, deadline),
-      promoted: (err) => {
-        if (!err) this.metrics.learnerPromoteSuccesses.inc();
-        else this.metrics.learnerPromoteFailures.inc(1, { Reason: err.message });
-      },
+      metrics: this.metrics,
     });
-    this.leases = new LeaseOps({
-      lessor: () => this.sm.lessor,
-      isLeader: () => this.isLeader(),
-      nowMs,
-      requestTimeoutMs: this.requestTimeoutMs,
-      linearizableRead: () => this.reader.wait(),
-      waitAppliedIndex: () => this.waitAppliedIndex(),
-      callLeader: (method, body, deadline) => this.callLeader(method, body, deadline),
-    });
+    this.leases = new LeaseOps(this, this.sm.lessor);
     this.leadership = {
-      memberId: this.memberId,
-      logger: opts.logger,
+      member: this,
+      raft: this.driver,
+      peers: transport,
       heartbeatMs: c.heartbeatMs,
       electionTicks: this.electionTicks,
-      requestTimeoutMs: this.requestTimeoutMs,
-      leader: () => this.lead,
-      member: (id) => this.sm.membership.member(id),
-      members: () => this.members(),
-      activeSince: (id) => this.transport.activeSince(id),
-      activePeers: () => this.transport.activePeerCount(),
-      transferLeader: (to) => this.driver.transferLeader(to as NodeId),
-      advanceTicks: (n) => this.driver.advanceTicks(n),
-      stopped: () => this.stopped,
-      nowMs,
     };
-    this.snapshots = new RaftSnapshots(
+    this.snapshots = this.newRaftSnapshots();
+    this.compactor = this.newCompactor();
+  }
+
+  /** readyPromise makes `ready`, which markReady resolves and failReady rejects. */
+  private readyPromise(): Promise<void> {
+    const ready = new Promise<void>((resolve, reject) => {
+      this.markReady = () => {
+        this.isReadyNow = true;
+        resolve();
+      };
+      this.failReady = reject;
+    });
+    ready.catch(() => {});
+    return ready;
+  }
+
+  private newStateMachine(): StateMachine {
+    const c = this.config;
+    return new StateMachine({
+      backend: this.backend,
+      clock: { nowMs },
+      status: { memberId: () => this.memberId, clusterId: () => this.clusterId, term: () => this.term() },
+      minLeaseTtlSeconds: minLeaseTtlSeconds(this.electionTicks, c.heartbeatMs),
+      registry: this.registry,
+      logger: this.logger,
+      quotaBackendBytes: c.quotaBackendBytes,
+      maxLearners: c.maxLearners,
+      warningApplyDurationMs: c.warningApplyDurationMs,
+      ...(this.boot.snapshotMembership ? { replayFrom: this.boot.snapshotMembership } : {}),
+    });
+  }
+
+  private logStartingLocalMember(): void {
+    this.logger.info("etcdserver/bootstrap.go:499", "starting local member", {
+      "local-member-id": formatId(this.memberId),
+      "cluster-id": formatId(this.clusterId),
+    });
+  }
+
+  private newRaftDriver(): RaftDriver {
+    const c = this.config;
+    return new RaftDriver({
+      raft: {
+        id: this.memberId as NodeId,
+        electionTicks: this.electionTicks,
+        heartbeatTicks: 1,
+        preVote: c.preVote,
+        checkQuorum: true,
+        rng: seededRng(randomInt(2 ** 31)),
+      },
+      storage: this.boot.memory,
+      wal: this.boot.storage.wal,
+      snapshotter: this.boot.storage.snapshotter,
+      transport: this.transport,
+      app: {
+        applySnapshot: (s) => this.snapshots.apply(s),
+        applyEntries: (es) => this.applyEntries(es),
+        onReadStates: (rs) => this.onReadStates(rs),
+        onSoftState: (lead, state) => this.onSoftState(lead, state),
+        afterReady: () => this.afterReady(),
+      },
+      heartbeatMs: c.heartbeatMs,
+      logger: this.logger,
+      registry: this.registry,
+    });
+  }
+
+  private newRaftSnapshots(): RaftSnapshots {
+    const c = this.config;
+    return new RaftSnapshots(
       {
-        memberId: this.memberId,
-        logger: opts.logger,
+        member: this,
+        raft: this.driver,
+        backend: this.backend,
+        state: this.sm,
+        appliedIndex: { applied: () => this.appliedIndex, snapshotApplied: (index) => this.snapshotApplied(index) },
+        applyInProgress: this.metrics.snapshotApplyInProgress,
         snapshotCount: c.snapshotCount,
         snapshotCatchupEntries: c.snapshotCatchupEntries,
-        snapDir: boot.layout.snapDir,
-        applied: () => this.appliedIndex,
-        setApplied: (i) => (this.appliedIndex = i),
-        membership: () => ({ members: this.members(), removed: this.sm.membership.removedIds() }),
-        confState: () => this.driver.status().config,
-        commitBackend: () => this.backend.forceCommit(),
-        saveSnapshot: (i, cs, data) => this.driver.snapshot(i, cs, data, true),
-        compactLog: (i, cs, data, to) => {
-          if (i > this.driver.storage.snapshot().metadata.index) this.driver.snapshot(i, cs, data, false);
-          this.driver.compactLog(to);
-        },
-        replaceBackend: (path) => {
-          this.metrics.snapshotApplyInProgress.set(1);
-          try {
-            this.backend.replaceWith(path);
-            this.sm.recover();
-          } finally {
-            this.metrics.snapshotApplyInProgress.set(0);
-          }
-        },
-        afterSnapshotApplied: () => {
-          for (const m of this.members()) this.addTransportPeer(m);
-          this.onApplied();
-        },
+        snapDir: this.boot.layout.snapDir,
       },
-      boot.snapshotIndex,
+      this.boot.snapshotIndex,
     );
-    this.compactor = startCompactor(
+  }
+
+  /** newCompactor starts the auto-compactor paused (it runs while this member leads). */
+  private newCompactor(): Compactor | undefined {
+    const c = this.config;
+    const compactor = startCompactor(
       {
-        logger: opts.logger,
+        logger: this.logger,
         rev: () => this.sm.store.rev(),
         compact: (revision) => this.compactForCompactor(revision),
         nowMs,
@@ -326,7 +291,8 @@ export class EtcdServer {
       c.autoCompactionMode,
       c.autoCompactionMode === "periodic" ? autoCompactionRetentionMs(c) : Number(c.autoCompactionRetention),
     );
-    this.compactor?.pause();
+    compactor?.pause();
+    return compactor;
   }
 
   /** start bootstraps the data dir, serves the peer listeners and starts Raft. */
@@ -448,6 +414,16 @@ export class EtcdServer {
   /** isMemberExist says whether this member is in the membership it applied. */
   isMemberExist(): boolean {
     return this.sm.membership.member(this.memberId) !== undefined;
+  }
+
+  /** isStopped says whether the member has begun to stop. */
+  isStopped(): boolean {
+    return this.stopped;
+  }
+
+  /** member is the member with this id in the membership this member applied. */
+  member(id: bigint): Member | undefined {
+    return this.sm.membership.member(id);
   }
 
   /** members lists the cluster's members (sorted by id, as etcd lists them). */
@@ -629,6 +605,13 @@ export class EtcdServer {
     }
   }
 
+  /** snapshotApplied moves the applied index to an applied snapshot's and adds the peers of its membership. */
+  private snapshotApplied(index: number): void {
+    this.appliedIndex = index;
+    for (const m of this.members()) this.addTransportPeer(m);
+    this.onApplied();
+  }
+
   private afterReady(): void {
     if (!this.defragging) this.snapshots.maybeSnapshot();
   }
@@ -662,14 +645,13 @@ export class EtcdServer {
   }
 
   /** proposeTimeoutError mirrors etcd's parseProposeCtxErr for a proposal Raft accepted at `startMs`. */
-  private proposeTimeoutError(startMs: number): EtcdError {
+  proposeTimeoutError(startMs: number): EtcdError {
     const prevLeadLost = this.leadElectedAtMs - 2 * this.electionTicks * this.config.heartbeatMs;
     if (startMs > prevLeadLost && startMs < this.leadElectedAtMs) return ErrTimeoutDueToLeaderFail;
-    const activeSince = (id: bigint): number => this.transport.activeSince(id);
     if (this.lead === this.memberId) {
       const ids = this.members().map((m) => m.id);
-      if (!isConnectedToQuorumSince(activeSince, startMs, this.memberId, ids)) return ErrTimeoutDueToConnectionLost;
-    } else if (this.lead !== 0n && !isConnectedSince(activeSince, startMs, this.lead)) {
+      if (!isConnectedToQuorumSince(this.transport, startMs, this.memberId, ids)) return ErrTimeoutDueToConnectionLost;
+    } else if (this.lead !== 0n && !isConnectedSince(this.transport, startMs, this.lead)) {
       return ErrTimeoutDueToConnectionLost;
     }
     return ErrTimeout;
@@ -917,6 +899,23 @@ export class EtcdServer {
     this.snapshots.discardReceived();
     if (reason !== "shutdown") this.onStopped?.(reason);
   }
+}
+
+/** openBackend opens the member's backend db and logs so, with how long it took (etcd's storage/backend.go). */
+function openBackend(c: MemberConfig, path: string, registry: Registry, logger: Logger): LmdbBackend {
+  const openedAt = performance.now();
+  const backend = LmdbBackend.open({
+    path,
+    registry,
+    logger,
+    batchIntervalMs: c.backendBatchIntervalMs,
+    batchLimit: c.backendBatchLimit,
+  });
+  logger.info("storage/backend.go:80", "opened backend db", {
+    path,
+    took: formatGoDuration(performance.now() - openedAt),
+  });
+  return backend;
 }
 
 /** majorMinor turns "3.6.0" into "3.6" (etcd prints cluster versions so). */

@@ -1,28 +1,25 @@
 // Leadership: MoveLeader, the leadership hand-off a leader makes before it shuts down, and the initial
 // election tick advance at start (etcd 3.6 server.go MoveLeader, TryTransferLeadershipOnShutdown, adjustTicks).
-import { formatGoDuration, type Logger } from "../../go/zap.ts";
+import { formatGoDuration } from "../../go/zap.ts";
 import { ErrBadLeaderTransferee, ErrStopped, ErrTimeoutLeaderTransfer, ErrUnhealthy } from "./errors.ts";
-import { longestConnected, type ActiveSince } from "./connectivity.ts";
-import { formatId } from "./ids.ts";
-import type { Member } from "../apply/member-json.ts";
+import { longestConnected, type PeerActivity } from "./connectivity.ts";
+import { formatId } from "../pkg/ids.ts";
+import type { NodeId } from "../raft/index.ts";
+import type { MemberHost } from "./member-host.ts";
 
-/** LeadershipHost is what the leadership operations need of the member. */
-export interface LeadershipHost {
-  readonly memberId: bigint;
-  readonly logger: Logger;
+/** ElectionControl is the Raft side of the leadership operations (RaftDriver implements it). */
+export interface ElectionControl {
+  transferLeader(to: NodeId): void;
+  advanceTicks(n: number): void;
+}
+
+/** LeadershipConfig wires the leadership operations to the member, its Raft node and its peers. */
+export interface LeadershipConfig {
+  member: MemberHost;
+  raft: ElectionControl;
+  peers: PeerActivity;
   heartbeatMs: number;
   electionTicks: number;
-  requestTimeoutMs: number;
-  leader(): bigint;
-  member(id: bigint): Member | undefined;
-  members(): Member[];
-  activeSince: ActiveSince;
-  /** activePeers counts the peers whose connection is up. */
-  activePeers(): number;
-  transferLeader(to: bigint): void;
-  advanceTicks(n: number): void;
-  stopped(): boolean;
-  nowMs(): number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -32,30 +29,30 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  * until the transferee leads; past `deadlineMs` it fails with ErrTimeoutLeaderTransfer.
  */
 export async function moveLeader(
-  h: LeadershipHost,
+  h: LeadershipConfig,
   lead: bigint,
   transferee: bigint,
   deadlineMs: number,
 ): Promise<void> {
-  const m = h.member(transferee);
+  const m = h.member.member(transferee);
   if (!m || m.isLearner) throw ErrBadLeaderTransferee;
-  const start = h.nowMs();
-  h.logger.info("etcdserver/server.go:1257", "leadership transfer starting", {
-    "local-member-id": formatId(h.memberId),
+  const start = h.member.nowMs();
+  h.member.logger.info("etcdserver/server.go:1257", "leadership transfer starting", {
+    "local-member-id": formatId(h.member.memberId),
     "current-leader-member-id": formatId(lead),
     "transferee-member-id": formatId(transferee),
   });
-  h.transferLeader(transferee);
-  while (h.leader() !== transferee) {
-    if (h.stopped()) throw ErrStopped;
-    if (h.nowMs() >= deadlineMs) throw ErrTimeoutLeaderTransfer;
+  h.raft.transferLeader(transferee as NodeId);
+  while (h.member.leader() !== transferee) {
+    if (h.member.isStopped()) throw ErrStopped;
+    if (h.member.nowMs() >= deadlineMs) throw ErrTimeoutLeaderTransfer;
     await sleep(h.heartbeatMs);
   }
-  h.logger.info("etcdserver/server.go:1274", "leadership transfer finished", {
-    "local-member-id": formatId(h.memberId),
+  h.member.logger.info("etcdserver/server.go:1274", "leadership transfer finished", {
+    "local-member-id": formatId(h.member.memberId),
     "old-leader-member-id": formatId(lead),
     "new-leader-member-id": formatId(transferee),
-    took: formatGoDuration(h.nowMs() - start),
+    took: formatGoDuration(h.member.nowMs() - start),
   });
 }
 
@@ -63,33 +60,33 @@ export async function moveLeader(
  * transferLeadershipOnShutdown: a leader of several voters hands leadership to the voter connected the
  * longest before it stops, so that its SIGTERM costs the cluster no election.
  */
-export async function transferLeadershipOnShutdown(h: LeadershipHost): Promise<void> {
-  const lead = h.leader();
-  if (lead !== h.memberId) {
-    h.logger.info("etcdserver/server.go:1288", "skipped leadership transfer; local server is not leader", {
-      "local-member-id": formatId(h.memberId),
+export async function transferLeadershipOnShutdown(h: LeadershipConfig): Promise<void> {
+  const lead = h.member.leader();
+  if (lead !== h.member.memberId) {
+    h.member.logger.info("etcdserver/server.go:1288", "skipped leadership transfer; local server is not leader", {
+      "local-member-id": formatId(h.member.memberId),
       "current-leader-member-id": formatId(lead),
     });
     return;
   }
-  const voters = h.members().filter((m) => !m.isLearner);
+  const voters = h.member.members().filter((m) => !m.isLearner);
   if (voters.length < 2) {
-    h.logger.info("etcdserver/server.go:1297", "skipped leadership transfer for single voting member cluster", {
-      "local-member-id": formatId(h.memberId),
+    h.member.logger.info("etcdserver/server.go:1297", "skipped leadership transfer for single voting member cluster", {
+      "local-member-id": formatId(h.member.memberId),
       "current-leader-member-id": formatId(lead),
     });
     return;
   }
   try {
     const transferee = longestConnected(
-      h.activeSince,
+      h.peers,
       voters.map((m) => m.id),
     );
     if (transferee === undefined) throw ErrUnhealthy;
-    await moveLeader(h, lead, transferee, h.nowMs() + h.requestTimeoutMs);
+    await moveLeader(h, lead, transferee, h.member.nowMs() + h.member.requestTimeoutMs);
   } catch (err) {
-    h.logger.warn("etcdserver/server.go:1336", "leadership transfer failed", {
-      "local-member-id": formatId(h.memberId),
+    h.member.logger.warn("etcdserver/server.go:1336", "leadership transfer failed", {
+      "local-member-id": formatId(h.member.memberId),
       error: (err as Error).message,
     });
   }
@@ -105,12 +102,12 @@ const peerPollMs = 50;
  * peer, then advances all but two ticks, so the first election starts two heartbeats later.
  */
 export async function adjustTicks(
-  h: LeadershipHost,
+  h: LeadershipConfig,
   clusterSize: number,
   initialElectionTickAdvance: boolean,
 ): Promise<void> {
   const fields = (ticks: number): Record<string, unknown> => ({
-    "local-member-id": formatId(h.memberId),
+    "local-member-id": formatId(h.member.memberId),
     "forward-ticks": ticks,
     "forward-duration": formatGoDuration(ticks * h.heartbeatMs),
     "election-ticks": h.electionTicks,
@@ -118,30 +115,34 @@ export async function adjustTicks(
   });
   if (clusterSize === 1) {
     const ticks = h.electionTicks - 1;
-    h.logger.info("etcdserver/server.go:483", "started as single-node; fast-forwarding election ticks", fields(ticks));
-    h.advanceTicks(ticks);
+    h.member.logger.info(
+      "etcdserver/server.go:483",
+      "started as single-node; fast-forwarding election ticks",
+      fields(ticks),
+    );
+    h.raft.advanceTicks(ticks);
     return;
   }
   if (!initialElectionTickAdvance) {
-    h.logger.info("etcdserver/server.go:496", "skipping initial election tick advance", {
+    h.member.logger.info("etcdserver/server.go:496", "skipping initial election tick advance", {
       "election-ticks": h.electionTicks,
     });
     return;
   }
-  h.logger.info("etcdserver/server.go:499", "starting initial election tick advance", {
+  h.member.logger.info("etcdserver/server.go:499", "starting initial election tick advance", {
     "election-ticks": h.electionTicks,
   });
   for (let waited = 0; waited < connReadTimeoutMs; waited += peerPollMs) {
     await sleep(peerPollMs);
-    if (h.stopped()) return;
-    const peers = h.activePeers();
+    if (h.member.isStopped()) return;
+    const peers = h.peers.activePeerCount();
     if (peers > 1) {
       const ticks = h.electionTicks - 2;
-      h.logger.info("etcdserver/server.go:522", "initialized peer connections; fast-forwarding election ticks", {
+      h.member.logger.info("etcdserver/server.go:522", "initialized peer connections; fast-forwarding election ticks", {
         ...fields(ticks),
         "active-remote-members": peers,
       });
-      h.advanceTicks(ticks);
+      h.raft.advanceTicks(ticks);
       return;
     }
   }

@@ -4,6 +4,7 @@
 import { ErrLeaseNotFound, ErrNotPrimary, isEtcdError, type EtcdError } from "../mvcc/errors.ts";
 import type { Lessor } from "../lease/lessor.ts";
 import { PeerRequestError } from "../peer/transport.ts";
+import type { MemberHost } from "./member-host.ts";
 import { ErrCanceled, ErrLeaderChanged, ErrNoLeader, ErrStopped, ErrTimeout } from "./errors.ts";
 
 /** TimeToLive is a lease's remaining and granted TTL (TTL -1: no such lease) and, when asked, its keys. */
@@ -13,16 +14,16 @@ export interface TimeToLive {
   keys: Uint8Array[];
 }
 
-/** LeaseHost is what LeaseOps needs of the member. */
-export interface LeaseHost {
-  lessor(): Lessor;
-  isLeader(): boolean;
-  nowMs(): number;
-  requestTimeoutMs: number;
+/**
+ * LeaseHost is what LeaseOps needs of the member (EtcdServer implements it): its leadership and clock, the
+ * applies and the leader calls of MemberHost, and a linearizable read.
+ */
+export interface LeaseHost extends Pick<
+  MemberHost,
+  "isLeader" | "nowMs" | "requestTimeoutMs" | "waitAppliedIndex" | "callLeader"
+> {
   /** linearizableRead confirms this member still leads a quorum (etcd's ensureLeadership). */
   linearizableRead(): Promise<void>;
-  waitAppliedIndex(): Promise<void>;
-  callLeader(method: string, body: unknown, deadlineMs: number): Promise<unknown>;
 }
 
 /** Peer call names of the lease forwarding. */
@@ -31,7 +32,10 @@ export const leaseTimeToLiveMethod = "lease/ttl";
 
 /** LeaseOps serves LeaseKeepAlive and LeaseTimeToLive. */
 export class LeaseOps {
-  constructor(private readonly host: LeaseHost) {}
+  constructor(
+    private readonly host: LeaseHost,
+    private readonly lessor: Lessor,
+  ) {}
 
   /** renew restarts a lease's TTL and returns it (ErrLeaseNotFound for an unknown or expired lease). */
   async renew(id: bigint, signal?: AbortSignal): Promise<number> {
@@ -80,12 +84,12 @@ export class LeaseOps {
     }
     if (!this.host.isLeader()) return ErrNotPrimary;
     await this.host.waitAppliedIndex();
-    return this.host.lessor().renew(id);
+    return this.lessor.renew(id);
   }
 
   private async timeToLiveAsLeader(id: bigint, keys: boolean): Promise<TimeToLive> {
     await this.host.waitAppliedIndex();
-    const r = this.host.lessor().timeToLive(id, keys);
+    const r = this.lessor.timeToLive(id, keys);
     // A lessor demoted meanwhile may answer a stale remaining TTL: make the client retry.
     if (!this.host.isLeader()) throw ErrLeaderChanged;
     return { ttl: r.TTL, grantedTtl: r.grantedTTL, keys: r.keys };

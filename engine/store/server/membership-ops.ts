@@ -3,7 +3,7 @@
 // A change is a Raft ConfChange tagged with a request id; it resolves when the entry is applied, with the
 // member list or the error the apply-time validation found.
 import { encodeConfigChangeContext, type Member } from "../apply/member-json.ts";
-import type { Logger } from "../../go/zap.ts";
+import type { Counter } from "../metrics/registry.ts";
 import { EtcdError, ErrIDNotFound, ErrMemberNotLearner } from "../mvcc/errors.ts";
 import { ConfChangeType, type ConfChange, type NodeId, type Status } from "../raft/index.ts";
 import { PeerRequestError } from "../peer/transport.ts";
@@ -17,8 +17,9 @@ import {
   ErrTimeout,
   ErrUnhealthy,
 } from "./errors.ts";
-import { computeMemberId, formatId } from "./ids.ts";
-import { ProposalTracker, type ProposalHost } from "./proposals.ts";
+import { computeMemberId, formatId } from "../pkg/ids.ts";
+import type { MemberHost } from "./member-host.ts";
+import { ProposalTracker } from "./proposals.ts";
 
 /** readyPercent is how far a learner must have caught up with the leader to be promoted (etcd: 0.9). */
 export const readyPercent = 0.9;
@@ -29,33 +30,38 @@ export interface ConfChangeOutcome {
   err?: EtcdError | undefined;
 }
 
-/** MembershipHost is what MembershipOps needs of the member. */
-export interface MembershipHost extends ProposalHost {
-  readonly memberId: bigint;
-  readonly logger: Logger;
-  strictReconfigCheck: boolean;
-  /** members lists the members, sorted by id. */
-  members(): Member[];
-  member(id: bigint): Member | undefined;
-  activeSince: ActiveSince;
-  isLeader(): boolean;
-  raftStatus(): Status;
+/** ConfChangeProposer is the Raft side of a membership change (RaftDriver implements it). */
+export interface ConfChangeProposer {
+  /** status is Raft's view, with the leader's progress of every follower. */
+  status(): Status;
   proposeConfChange(cc: ConfChange): Error | undefined;
-  newRequestId(): bigint;
-  /** waitAppliedIndex waits until everything committed now is applied (etcd: ErrTimeoutWaitAppliedIndex after 1 s). */
-  waitAppliedIndex(): Promise<void>;
-  /** callLeader makes a peer call to the current leader (waiting for one); it rejects with PeerRequestError. */
-  callLeader(method: string, body: unknown, deadlineMs: number): Promise<unknown>;
-  /** promoted counts a promotion this member decided (etcd_server_learner_promote_successes/failures). */
-  promoted(err: EtcdError | undefined): void;
+}
+
+/** PromoteMetrics counts the promotions this member decided (etcd_server_learner_promote_successes/failures). */
+export interface PromoteMetrics {
+  readonly learnerPromoteSuccesses: Counter;
+  readonly learnerPromoteFailures: Counter;
+}
+
+/** MembershipConfig wires MembershipOps to the member, its Raft node and its peers. */
+export interface MembershipConfig {
+  member: MemberHost;
+  raft: ConfChangeProposer;
+  peers: ActiveSince;
+  /** requestIds tags each change's ConfChange, so its apply finds the proposer (etcd's reqIDGen). */
+  requestIds: { next(): bigint };
+  strictReconfigCheck: boolean;
+  metrics: PromoteMetrics;
 }
 
 /** MembershipOps serves member add, remove, update and promote. */
 export class MembershipOps {
   private readonly changes: ProposalTracker<ConfChangeOutcome>;
+  private readonly member: MemberHost;
 
-  constructor(private readonly host: MembershipHost) {
-    this.changes = new ProposalTracker<ConfChangeOutcome>(host);
+  constructor(private readonly cfg: MembershipConfig) {
+    this.member = cfg.member;
+    this.changes = new ProposalTracker<ConfChangeOutcome>(cfg.member);
   }
 
   /** add adds a voter or a learner; the new member's id hashes its peer URLs and the time (etcd's NewMember). */
@@ -65,7 +71,7 @@ export class MembershipOps {
     signal?: AbortSignal,
   ): Promise<{ member: Member; members: Member[] }> {
     const member: Member = {
-      id: computeMemberId(peerURLs, "", this.host.nowMs() / 1000),
+      id: computeMemberId(peerURLs, "", this.member.nowMs() / 1000),
       name: "",
       peerURLs: [...peerURLs].sort(),
       clientURLs: [],
@@ -109,19 +115,19 @@ export class MembershipOps {
   async promote(id: bigint, signal?: AbortSignal): Promise<Member[]> {
     try {
       const members = await this.promoteAsLeader(id, signal);
-      this.host.promoted(undefined);
+      this.cfg.metrics.learnerPromoteSuccesses.inc();
       return members;
     } catch (err) {
       if (err !== ErrNotLeader) {
-        if (err instanceof EtcdError) this.host.promoted(err);
+        if (err instanceof EtcdError) this.cfg.metrics.learnerPromoteFailures.inc(1, { Reason: err.message });
         throw err;
       }
     }
-    const deadline = this.host.nowMs() + this.host.requestTimeoutMs;
-    while (this.host.nowMs() < deadline) {
+    const deadline = this.member.nowMs() + this.member.requestTimeoutMs;
+    while (this.member.nowMs() < deadline) {
       if (signal?.aborted) throw ErrCanceled;
       try {
-        const res = (await this.host.callLeader("member/promote", { id: id.toString() }, deadline)) as {
+        const res = (await this.member.callLeader("member/promote", { id: id.toString() }, deadline)) as {
           members: (Omit<Member, "id"> & { id: string })[];
         };
         return res.members.map((m) => ({ ...m, id: BigInt(m.id) }));
@@ -168,10 +174,14 @@ export class MembershipOps {
   }
 
   private async configure(cc: ConfChange, signal?: AbortSignal): Promise<Member[]> {
-    const id = this.host.newRequestId();
-    const outcome = await this.changes.propose(id, (done) => done(this.host.proposeConfChange({ ...cc, id })), signal);
-    this.host.logger.info("etcdserver/server.go:1781", "applied a configuration change through raft", {
-      "local-member-id": formatId(this.host.memberId),
+    const id = this.cfg.requestIds.next();
+    const outcome = await this.changes.propose(
+      id,
+      (done) => done(this.cfg.raft.proposeConfChange({ ...cc, id })),
+      signal,
+    );
+    this.member.logger.info("etcdserver/server.go:1781", "applied a configuration change through raft", {
+      "local-member-id": formatId(this.member.memberId),
       "raft-conf-change": ConfChangeType[cc.type],
       "raft-conf-change-node-id": formatId(cc.nodeId),
     });
@@ -180,28 +190,28 @@ export class MembershipOps {
   }
 
   private voters(): Member[] {
-    return this.host.members().filter((m) => !m.isLearner);
+    return this.member.members().filter((m) => !m.isLearner);
   }
 
   /** mayAddMember mirrors etcd: enough started voters for a new voter, and connected to every voter for 5 s. */
   private mayAddMember(m: Member): void {
-    if (!this.host.strictReconfigCheck) return;
+    if (!this.cfg.strictReconfigCheck) return;
     if (!m.isLearner && !this.isReadyToAddVotingMember()) {
-      this.host.logger.warn("etcdserver/server.go:1422", "rejecting member add request; not enough healthy members", {
-        "local-member-id": formatId(this.host.memberId),
+      this.member.logger.warn("etcdserver/server.go:1422", "rejecting member add request; not enough healthy members", {
+        "local-member-id": formatId(this.member.memberId),
         "requested-member-add": describeMember(m),
         error: ErrMemberNotEnoughStarted.message,
       });
       throw ErrMemberNotEnoughStarted;
     }
-    const since = this.host.nowMs() - healthIntervalMs;
+    const since = this.member.nowMs() - healthIntervalMs;
     const voters = this.voters().map((v) => v.id);
-    if (!isConnectedFullySince(this.host.activeSince, since, this.host.memberId, voters)) {
-      this.host.logger.warn(
+    if (!isConnectedFullySince(this.cfg.peers, since, this.member.memberId, voters)) {
+      this.member.logger.warn(
         "etcdserver/server.go:1432",
         "rejecting member add request; local member has not been connected to all peers, reconfigure breaks active quorum",
         {
-          "local-member-id": formatId(this.host.memberId),
+          "local-member-id": formatId(this.member.memberId),
           "requested-member-add": describeMember(m),
           error: ErrUnhealthy.message,
         },
@@ -212,33 +222,33 @@ export class MembershipOps {
 
   /** mayRemoveMember mirrors etcd: learners and down members go freely; otherwise the active quorum must hold. */
   private mayRemoveMember(id: bigint): void {
-    if (!this.host.strictReconfigCheck) return;
-    const m = this.host.member(id);
+    if (!this.cfg.strictReconfigCheck) return;
+    const m = this.member.member(id);
     if (m?.isLearner) return;
     const remaining = this.voters().filter((v) => v.id !== id);
     const started = remaining.filter((v) => v.name !== "").length;
     if (started < Math.floor(remaining.length / 2) + 1) {
-      this.host.logger.warn(
+      this.member.logger.warn(
         "etcdserver/server.go:1625",
         "rejecting member remove request; not enough healthy members",
         {
-          "local-member-id": formatId(this.host.memberId),
+          "local-member-id": formatId(this.member.memberId),
           "requested-member-remove-id": formatId(id),
           error: ErrMemberNotEnoughStarted.message,
         },
       );
       throw ErrMemberNotEnoughStarted;
     }
-    if (id !== this.host.memberId && this.host.activeSince(id) === 0) return;
+    if (id !== this.member.memberId && this.cfg.peers.activeSince(id) === 0) return;
     const voters = this.voters().map((v) => v.id);
-    const since = this.host.nowMs() - healthIntervalMs;
-    const active = numConnectedSince(this.host.activeSince, since, this.host.memberId, voters);
+    const since = this.member.nowMs() - healthIntervalMs;
+    const active = numConnectedSince(this.cfg.peers, since, this.member.memberId, voters);
     if (active - 1 < 1 + Math.floor((voters.length - 1) / 2)) {
-      this.host.logger.warn(
+      this.member.logger.warn(
         "etcdserver/server.go:1643",
         "rejecting member remove request; local member has not been connected to all peers, reconfigure breaks active quorum",
         {
-          "local-member-id": formatId(this.host.memberId),
+          "local-member-id": formatId(this.member.memberId),
           "requested-member-remove": formatId(id),
           "active-peers": active,
           error: ErrUnhealthy.message,
@@ -250,23 +260,23 @@ export class MembershipOps {
 
   /** mayPromoteMember mirrors etcd: the learner caught up (leader only), and promoting keeps a started quorum. */
   private async mayPromoteMember(id: bigint): Promise<void> {
-    await this.host.waitAppliedIndex();
-    if (!this.host.isLeader()) throw ErrNotLeader;
-    const st = this.host.raftStatus();
+    await this.member.waitAppliedIndex();
+    if (!this.member.isLeader()) throw ErrNotLeader;
+    const st = this.cfg.raft.status();
     const pr = st.progress.get(id as NodeId);
     if (pr) {
       const leaderMatch = st.progress.get(st.id)?.match ?? 0;
       if (pr.match < leaderMatch * readyPercent) throw ErrLearnerNotReady;
     }
-    if (!this.host.strictReconfigCheck) return;
+    if (!this.cfg.strictReconfigCheck) return;
     const voters = this.voters();
     const started = 1 + voters.filter((v) => v.name !== "").length;
     if (started < Math.floor((voters.length + 1) / 2) + 1) {
-      this.host.logger.warn(
+      this.member.logger.warn(
         "etcdserver/server.go:1550",
         "rejecting member promote request; not enough healthy members",
         {
-          "local-member-id": formatId(this.host.memberId),
+          "local-member-id": formatId(this.member.memberId),
           "requested-member-remove-id": formatId(id),
           error: ErrMemberNotEnoughStarted.message,
         },

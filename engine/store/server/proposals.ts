@@ -10,17 +10,21 @@ import { ErrCanceled, ErrProposeContextDeadline, ErrStopped, ErrTooManyRequests 
 /** maxPendingProposals bounds the proposals one member holds (waiting for a leader or for their apply). */
 export const maxPendingProposals = 50_000;
 
-/** ProposalHost is the member side the tracker needs. */
+/** ProposalHost is the member side the tracker needs (EtcdServer implements it). */
 export interface ProposalHost {
   hasLeader(): boolean;
-  /** timeoutError is etcd's parseProposeCtxErr for a proposal that Raft accepted at `startMs`. */
-  timeoutError(startMs: number): EtcdError;
+  /** proposeTimeoutError is etcd's parseProposeCtxErr for a proposal that Raft accepted at `startMs`. */
+  proposeTimeoutError(startMs: number): EtcdError;
   nowMs(): number;
-  requestTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+}
+
+/** ProposalMetrics are the families a tracker of client proposals counts in. */
+export interface ProposalMetrics {
   /** pending is etcd_server_proposals_pending (proposals Raft accepted and not yet applied). */
-  pending?: Gauge;
+  pending: Gauge;
   /** failed is etcd_server_proposals_failed_total. */
-  failed?: Counter;
+  failed: Counter;
 }
 
 /**
@@ -49,7 +53,10 @@ export class ProposalTracker<T> {
   private waiting: Pending<T>[] = [];
   private stopped = false;
 
-  constructor(private readonly host: ProposalHost) {}
+  constructor(
+    private readonly host: ProposalHost,
+    private readonly metrics?: ProposalMetrics,
+  ) {}
 
   /** size is the number of pending proposals. */
   get size(): number {
@@ -122,18 +129,18 @@ export class ProposalTracker<T> {
       return;
     }
     p.accepted = true;
-    this.host.pending?.add(1);
+    this.metrics?.pending.add(1);
   }
 
   /** timeoutError: a proposal Raft never took times out like a context (etcd: the node's Propose). */
   private timeoutError(p: Pending<T>): EtcdError {
-    return p.accepted ? this.host.timeoutError(p.startMs) : ErrProposeContextDeadline;
+    return p.accepted ? this.host.proposeTimeoutError(p.startMs) : ErrProposeContextDeadline;
   }
 
   private fail(p: Pending<T>, err: EtcdError): void {
     if (!this.byId.has(p.id)) return;
     this.finish(p);
-    if (err !== ErrStopped) this.host.failed?.inc();
+    if (err !== ErrStopped) this.metrics?.failed.inc();
     p.reject(err);
   }
 
@@ -141,6 +148,6 @@ export class ProposalTracker<T> {
     this.byId.delete(p.id);
     clearTimeout(p.timer);
     if (p.onAbort) p.signal?.removeEventListener("abort", p.onAbort);
-    if (p.accepted) this.host.pending?.add(-1);
+    if (p.accepted) this.metrics?.pending.add(-1);
   }
 }

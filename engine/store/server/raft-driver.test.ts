@@ -22,7 +22,7 @@ import {
 } from "../raft/index.ts";
 import { Snapshotter } from "../raft-snap/snapshotter.ts";
 import { Wal } from "../wal/wal.ts";
-import { formatId } from "./ids.ts";
+import { formatId } from "../pkg/ids.ts";
 import { RaftDriver } from "./raft-driver.ts";
 
 const ids = [1n, 2n, 3n] as NodeId[];

@@ -25,7 +25,7 @@ import {
 } from "../raft/index.ts";
 import type { Snapshotter } from "../raft-snap/snapshotter.ts";
 import type { Wal } from "../wal/wal.ts";
-import { formatId } from "./ids.ts";
+import { formatId } from "../pkg/ids.ts";
 import { TimeoutDetector } from "./timeout-detector.ts";
 
 /** RaftApplication is the server side of the driver: what to do with committed work. */

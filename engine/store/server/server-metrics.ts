@@ -2,7 +2,7 @@
 // etcdhttp/health.go, v3rpc/metrics.go), os_fd_*, and etcd_cluster_version, with etcd's names, types and
 // help texts. Values etcd reads lazily are read at scrape time here too.
 import { readdirSync, readFileSync } from "node:fs";
-import type { Counter, Gauge, Histogram, Registry } from "../metrics/registry.ts";
+import { vector, type Counter, type Gauge, type Registry } from "../metrics/registry.ts";
 
 /** ServerView is what the metrics read from the server at scrape time. */
 export interface ServerView {
@@ -138,21 +138,6 @@ export class ServerMetrics {
   setClusterVersion(version: string): void {
     this.clusterVersion.set(1, { cluster_version: version });
   }
-}
-
-/**
- * vector makes a labelled family print nothing until it has a series, as client_golang prints a *Vec (the
- * registry prints a plain family's zero line otherwise). NB: replace with a registry-level vector type.
- */
-export function vector<T extends Counter | Gauge | Histogram>(family: T): T {
-  const lines = family.lines.bind(family);
-  // A labelled family never has an unlabelled series: one printed is the registry's empty default.
-  const unlabelled = family.kind === "histogram" ? `${family.name}_count 0` : `${family.name} 0`;
-  family.lines = (): string[] => {
-    const out = lines();
-    return out.includes(unlabelled) ? [] : out;
-  };
-  return family;
 }
 
 /** countOpenFds counts /proc/self/fd entries (0 where /proc is missing). */

@@ -11,7 +11,7 @@ import type { Member } from "../../store/apply/member-json.ts";
 import { LmdbFileError } from "../../store/backend/lmdb-file.ts";
 import { goFsError } from "../../go/go-errors.ts";
 import { dataDirLayout, writeRestoredLog } from "../../store/datadir/index.ts";
-import { computeClusterId, computeMemberId } from "../../store/server/ids.ts";
+import { computeClusterId, computeMemberId } from "../../store/pkg/ids.ts";
 import { checkRestoreDataDir, finishRestoredBackend, prepareRestoredBackend } from "../../store/snapshot/restore.ts";
 import { SnapshotError } from "../../store/snapshot/snapshot-error.ts";
 import type { ConsoleLogger } from "./logger.ts";
