@@ -1,8 +1,14 @@
 // The lab format: what a lab/<nn>-<slug>/lab.ts file exports (`export default defineLab({...})`).
 // defineLab validates with zod; errors name the field (and, through loadLabModule in the engine, the file).
 // Checks grade state — cluster contents, member status, workspace files, the event log — never keystrokes.
+// Labs import this file only: it re-exports what a check reads (the contexts, events, status) from the lab
+// engine's types/, the bottom of the engine, so that lab/ never depends on the engine that loads it.
 import { z } from "zod";
-import type { CheckContext, SetupContext } from "../engine/lab-engine/index.ts";
+import type { CheckContext, SetupContext } from "../engine/lab-engine/types/check-context.ts";
+
+export type * from "../engine/lab-engine/types/check-context.ts";
+export type { Backend, ClusterStatus, MemberStatus } from "../engine/lab-engine/types/status-types.ts";
+export { eventsOfType, type LabEvent, type LabEventType } from "../engine/lab-engine/types/event-types.ts";
 
 /** CheckResult is what a task's check returns. `message` is one line for the learner, pass or fail. */
 export interface CheckResult {

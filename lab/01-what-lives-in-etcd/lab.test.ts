@@ -1,7 +1,7 @@
 // The checks of lab 1 against a fake store: every message a learner can get. (The engine's lab harness proves
 // the same checks end to end on a real cluster: fresh session fails, the scripted solution passes.)
 import { describe, expect, it } from "vitest";
-import type { CheckContext, KeyValueInfo } from "../../engine/lab-engine/index.ts";
+import type { CheckContext, KeyValueInfo } from "../lab-format.ts";
 import lab, { answers, corednsKey } from "./lab.ts";
 import { ippoolKey, ippoolOriginal, ippoolOverwritten } from "./ippool.ts";
 

@@ -1,6 +1,6 @@
 // The checks of lab 2 against a fake event log and status. (The engine's lab harness proves them end to end.)
 import { describe, expect, it } from "vitest";
-import type { CheckContext, ClusterStatus, KeyValueInfo, LabEvent } from "../../engine/lab-engine/index.ts";
+import type { CheckContext, ClusterStatus, KeyValueInfo, LabEvent } from "../lab-format.ts";
 import lab, { afterRecoveryKey } from "./lab.ts";
 
 type Body = LabEvent extends infer E ? (E extends LabEvent ? Omit<E, "seq" | "at"> : never) : never;

@@ -14,7 +14,7 @@ import {
   type Member,
 } from "../../store/proto/gen/etcdserverpb.ts";
 import type { KeyValue } from "../../store/proto/gen/mvccpb.ts";
-import type { GetOptions, KeyValueInfo } from "../index.ts";
+import type { GetOptions, KeyValueInfo } from "../types/check-context.ts";
 import type { ClusterRpc, MemberInfo } from "./cluster-rpc.ts";
 import type { RpcStatus } from "./status-sampler.ts";
 import type { LabStore, PutOptions } from "../types/lab-store.ts";
