@@ -1,8 +1,14 @@
 // The lab format: what a lab/<nn>-<slug>/lab.ts file exports (`export default defineLab({...})`).
 // defineLab validates with zod; errors name the field (and, through loadLabModule in the engine, the file).
 // Checks grade state — cluster contents, member status, workspace files, the event log — never keystrokes.
+// Labs import this file only: it re-exports what a check reads (the contexts, events, status) from the lab
+// engine's types/, the bottom of the engine, so that lab/ never depends on the engine that loads it.
 import { z } from "zod";
-import type { CheckContext, SetupContext } from "../engine/lab-engine/index.ts";
+import type { CheckContext, SetupContext } from "../engine/lab-engine/types/check-context.ts";
+
+export type * from "../engine/lab-engine/types/check-context.ts";
+export type { Backend, ClusterStatus, MemberStatus } from "../engine/lab-engine/types/status-types.ts";
+export { eventsOfType, type LabEvent, type LabEventType } from "../engine/lab-engine/types/event-types.ts";
 
 /** CheckResult is what a task's check returns. `message` is one line for the learner, pass or fail. */
 export interface CheckResult {
@@ -16,60 +22,8 @@ export type CheckFn = (ctx: CheckContext) => Promise<CheckResult>;
 /** SetupFn prepares a fresh session after the cluster has a leader and the kube seed (if any) is written. */
 export type SetupFn = (ctx: SetupContext) => Promise<void>;
 
-/** WorkloadOptions tunes the kube workload (engine/lab-engine/kube/workload.ts); every interval is in milliseconds. */
-export interface WorkloadOptions {
-  /** nodeLeaseRenewMs: how often each node renews its Lease in kube-node-lease (kubelet: 10 s). */
-  nodeLeaseRenewMs?: number;
-  /** eventIntervalMs: how often an Event is written under /registry/events (0 = never). */
-  eventIntervalMs?: number;
-  /** compactionIntervalMs: kube-apiserver's --etcd-compaction-interval (5 min; 0 = never). */
-  compactionIntervalMs?: number;
-}
-
-/** KubeOptions tunes the Kubernetes-shaped seed (engine/lab-engine/kube/seed.ts). */
-export interface KubeOptions {
-  /** seed makes names, uids and timestamps reproducible (default 1). */
-  seed?: number;
-  /** encryptSecrets stores secrets as `k8s:enc:aescbc:v1:key1:` + AES-CBC ciphertext. */
-  encryptSecrets?: boolean;
-}
-
-/** ClusterShape is the cluster a lab starts with. */
-export interface ClusterShape {
-  members: 1 | 3 | 5;
-  /** quotaBackendBytes is passed as --quota-backend-bytes (etcd's default is 2 GiB). */
-  quotaBackendBytes?: number;
-  /** kube seeds /registry/... like a small Kubernetes cluster. */
-  kube?: boolean | KubeOptions;
-  /** workload keeps writing like a live control plane (node leases, events, compaction). Needs kube. */
-  workload?: boolean | WorkloadOptions;
-}
-
-/** TaskDefinition is one checked exercise. */
-export interface TaskDefinition {
-  /** id is unique in the lab: lower-case letters, digits and dashes. */
-  id: string;
-  title: string;
-  check: CheckFn;
-  /** hints are revealed one at a time, mildest first. */
-  hints: string[];
-  /** solution lists shell commands run one by one in the session's shell; afterwards the check must pass. */
-  solution: string[];
-}
-
-/** LabDefinition is a whole lab. Its id must equal its directory name under lab/. */
-export interface LabDefinition {
-  id: string;
-  title: string;
-  summary?: string;
-  cluster: ClusterShape;
-  setup?: SetupFn;
-  tasks: TaskDefinition[];
-}
-
 const idPattern = /^[a-z0-9][a-z0-9-]{0,63}$/;
-const fn = (what: string) =>
-  z.custom<(...args: never[]) => unknown>((v) => typeof v === "function", { message: `expected ${what}` });
+const fn = <F>(what: string) => z.custom<F>((v) => typeof v === "function", { message: `expected ${what}` });
 const ms = (name: string) =>
   z
     .number({ invalid_type_error: `expected ${name} as a number of milliseconds` })
@@ -79,42 +33,65 @@ const ms = (name: string) =>
 
 const workloadSchema = z
   .object({
+    /** nodeLeaseRenewMs: how often each node renews its Lease in kube-node-lease (kubelet: 10 s). */
     nodeLeaseRenewMs: ms("nodeLeaseRenewMs").min(100).optional(),
+    /** eventIntervalMs: how often an Event is written under /registry/events (0 = never). */
     eventIntervalMs: ms("eventIntervalMs").optional(),
+    /** compactionIntervalMs: kube-apiserver's --etcd-compaction-interval (5 min; 0 = never). */
     compactionIntervalMs: ms("compactionIntervalMs").optional(),
   })
   .strict();
 
+/** WorkloadOptions tunes the kube workload (engine/lab-engine/kube/workload.ts); every interval is in milliseconds. */
+export type WorkloadOptions = z.infer<typeof workloadSchema>;
+
 const kubeSchema = z
-  .object({ seed: z.number().int().min(0).max(0xffffffff).optional(), encryptSecrets: z.boolean().optional() })
+  .object({
+    /** seed makes names, uids and timestamps reproducible (default 1). */
+    seed: z.number().int().min(0).max(0xffffffff).optional(),
+    /** encryptSecrets stores secrets as `k8s:enc:aescbc:v1:key1:` + AES-CBC ciphertext. */
+    encryptSecrets: z.boolean().optional(),
+  })
   .strict();
+
+/** KubeOptions tunes the Kubernetes-shaped seed (engine/lab-engine/kube/seed.ts). */
+export type KubeOptions = z.infer<typeof kubeSchema>;
 
 const clusterSchema = z
   .object({
     members: z.union([z.literal(1), z.literal(3), z.literal(5)], {
       errorMap: () => ({ message: "expected 1, 3 or 5 members" }),
     }),
+    /** quotaBackendBytes is passed as --quota-backend-bytes (etcd's default is 2 GiB). */
     quotaBackendBytes: z
       .number()
       .int()
       .min(1 << 20, "expected at least 1 MiB (1048576)")
       .max(8 * 1024 ** 3, "expected at most 8 GiB (etcd's suggested maximum)")
       .optional(),
+    /** kube seeds /registry/... like a small Kubernetes cluster. */
     kube: z.union([z.boolean(), kubeSchema]).optional(),
+    /** workload keeps writing like a live control plane (node leases, events, compaction). Needs kube. */
     workload: z.union([z.boolean(), workloadSchema]).optional(),
   })
   .strict()
   .refine((c) => !c.workload || c.kube, { message: "workload needs kube: the workload renews the seeded objects" });
 
+/** ClusterShape is the cluster a lab starts with. */
+export type ClusterShape = z.infer<typeof clusterSchema>;
+
 const taskSchema = z
   .object({
+    /** id is unique in the lab: lower-case letters, digits and dashes. */
     id: z.string().regex(idPattern, "expected lower-case letters, digits and dashes"),
     title: z.string().min(1, "expected a non-empty title"),
-    check: fn("check as a function (ctx) => Promise<{ passed, message }>"),
+    check: fn<CheckFn>("check as a function (ctx) => Promise<{ passed, message }>"),
+    /** hints are revealed one at a time, mildest first. */
     hints: z.array(z.string().min(1, "expected a non-empty hint"), {
       invalid_type_error: "expected hints as an array of strings",
       required_error: "expected hints as an array of strings",
     }),
+    /** solution lists shell commands run one by one in the session's shell; afterwards the check must pass. */
     solution: z
       .array(z.string().min(1, "expected a non-empty command"), {
         invalid_type_error: "expected solution as an array of shell commands",
@@ -124,13 +101,17 @@ const taskSchema = z
   })
   .strict();
 
+/** TaskDefinition is one checked exercise. */
+export type TaskDefinition = z.infer<typeof taskSchema>;
+
 const labSchema = z
   .object({
+    /** id must equal the lab's directory name under lab/. */
     id: z.string().regex(idPattern, "expected lower-case letters, digits and dashes, like 01-what-lives-in-etcd"),
     title: z.string().min(1, "expected a non-empty title"),
     summary: z.string().optional(),
     cluster: clusterSchema,
-    setup: fn("setup as a function (ctx) => Promise<void>").optional(),
+    setup: fn<SetupFn>("setup as a function (ctx) => Promise<void>").optional(),
     tasks: z.array(taskSchema).min(1, "expected at least one task"),
   })
   .strict()
@@ -143,6 +124,9 @@ const labSchema = z
       seen.add(t.id);
     });
   });
+
+/** LabDefinition is a whole lab, the type of labSchema. Its id must equal its directory name under lab/. */
+export type LabDefinition = z.infer<typeof labSchema>;
 
 /** LabFormatError reports an invalid lab definition; each problem names a field path like `tasks[1].hints`. */
 export class LabFormatError extends Error {
@@ -180,7 +164,8 @@ export function validateLab(value: unknown): LabDefinition {
   if (!parsed.success) {
     throw new LabFormatError(parsed.error.issues.map((i) => `${fieldPath(i.path)}: ${issueMessage(i)}`));
   }
-  // zod checked every field; the function fields keep their declared types.
+  // zod checked every field, so `value` is a LabDefinition. parsed.data is a copy: the caller's own object is
+  // returned (defineLab returns its argument unchanged).
   return value as LabDefinition;
 }
 
@@ -189,8 +174,11 @@ export function defineLab(lab: LabDefinition): LabDefinition {
   return validateLab(lab);
 }
 
+/** Resolved is options with every field set (zod's optional fields may also be explicitly undefined). */
+export type Resolved<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
+
 /** workloadOptions resolves a lab's workload setting to full options (null = no workload). */
-export function workloadOptions(shape: ClusterShape): Required<WorkloadOptions> | null {
+export function workloadOptions(shape: ClusterShape): Resolved<WorkloadOptions> | null {
   if (!shape.workload) return null;
   const w = shape.workload === true ? {} : shape.workload;
   return {
@@ -201,7 +189,7 @@ export function workloadOptions(shape: ClusterShape): Required<WorkloadOptions> 
 }
 
 /** kubeOptions resolves a lab's kube setting to full options (null = no seed). */
-export function kubeOptions(shape: ClusterShape): Required<KubeOptions> | null {
+export function kubeOptions(shape: ClusterShape): Resolved<KubeOptions> | null {
   if (!shape.kube) return null;
   const k = shape.kube === true ? {} : shape.kube;
   return { seed: k.seed ?? 1, encryptSecrets: k.encryptSecrets ?? false };

@@ -1,41 +1,10 @@
 // The checks of lab 1 against a fake store: every message a learner can get. (The engine's lab harness proves
 // the same checks end to end on a real cluster: fresh session fails, the scripted solution passes.)
 import { describe, expect, it } from "vitest";
-import type { CheckContext, KeyValueInfo } from "../../engine/lab-engine/index.ts";
+import type { KeyValueInfo } from "../lab-format.ts";
+import { fakeCheckContext, fakeKey as kv } from "../testing.ts";
 import lab, { answers, corednsKey } from "./lab.ts";
 import { ippoolKey, ippoolOriginal, ippoolOverwritten } from "./ippool.ts";
-
-function kv(key: string, value: string, modRevision = 10, createRevision = 5, version = 2): KeyValueInfo {
-  return { key, value, valueBytes: new TextEncoder().encode(value), createRevision, modRevision, version, lease: "0" };
-}
-
-function ctx(keys: KeyValueInfo[]): CheckContext {
-  const under = (prefix: string) => keys.filter((k) => k.key.startsWith(prefix));
-  return {
-    lab: lab.id,
-    task: "",
-    backend: "ours",
-    endpoints: [],
-    events: [],
-    store: {
-      get: async (key) => keys.find((k) => k.key === key) ?? null,
-      list: async (prefix) => under(prefix),
-      count: async (prefix) => under(prefix).length,
-      revision: async () => 100,
-    },
-    status: async () => {
-      throw new Error("not used");
-    },
-    files: {
-      root: "/",
-      exists: async () => false,
-      read: async () => null,
-      bytes: async () => null,
-      list: async () => [],
-    },
-    tool: async () => ({ code: 0, stdout: "", stderr: "" }),
-  };
-}
 
 const seed = [
   kv("/registry/pods/default/web-0", "p"),
@@ -43,14 +12,14 @@ const seed = [
   kv("/registry/pods/kube-system/etcd-0", "p"),
   kv("/registry/poddisruptionbudgets/default/web", "b"),
   kv("/registry/podsecuritypolicy/restricted", "psp"),
-  kv(corednsKey, "d", 41, 12, 3),
-  kv(ippoolKey, ippoolOverwritten, 60, 59, 2),
+  kv(corednsKey, "d", { modRevision: 41, createRevision: 12, version: 3 }),
+  kv(ippoolKey, ippoolOverwritten, { modRevision: 60, createRevision: 59, version: 2 }),
 ];
 
 function check(id: string) {
   const task = lab.tasks.find((t) => t.id === id);
   if (!task) throw new Error(`no task ${id}`);
-  return (keys: KeyValueInfo[]) => task.check(ctx([...seed, ...keys]));
+  return (keys: KeyValueInfo[]) => task.check(fakeCheckContext({ lab: lab.id, keys: [...seed, ...keys] }));
 }
 
 describe("lab 1 definition", () => {

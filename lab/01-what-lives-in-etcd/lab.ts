@@ -1,8 +1,7 @@
 // Lab 1, "What lives in etcd": a cluster seeded like a small Kubernetes control plane. The learner lists and
 // counts keys, reads an object's resourceVersion (its mod_revision) and recovers a value from an older
 // revision. Every check grades the cluster's state: answers are keys the learner writes under /lab/answers/.
-import type { CheckContext, CheckResult } from "../../engine/lab-engine/index.ts";
-import { defineLab } from "../../engine/lab-engine/index.ts";
+import { defineLab, type CheckContext, type CheckResult } from "../lab-format.ts";
 import { ippoolKey, ippoolOriginal, ippoolOverwritten } from "./ippool.ts";
 
 /** answers are the keys where the learner records what they found. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { LabEvent } from "../../engine/lab-engine/index.ts";
+import type { LabEvent } from "../lab-format.ts";
 import { clusterSize, currentLeader, lastQuorumOutage, leaderChange, leadersSince, sinceLastReset } from "./events.ts";
 
 type Body = LabEvent extends infer E ? (E extends LabEvent ? Omit<E, "seq" | "at"> : never) : never;

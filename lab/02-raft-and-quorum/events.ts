@@ -1,6 +1,6 @@
 // Reading lab 2's story from the session event log (engine/lab-engine/http/API.md §5): who led, what took the leader
 // down, when quorum was lost and when it came back. Pure functions over the events, unit-tested on their own.
-import type { LabEvent } from "../../engine/lab-engine/index.ts";
+import type { LabEvent } from "../lab-format.ts";
 
 /** deposingActions are the controls that take a leader out of the cluster. */
 const deposingActions = new Set(["stop", "kill", "pause", "restart", "isolate", "wipe", "remove-member"]);

@@ -1,6 +1,7 @@
 // The checks of lab 2 against a fake event log and status. (The engine's lab harness proves them end to end.)
 import { describe, expect, it } from "vitest";
-import type { CheckContext, ClusterStatus, KeyValueInfo, LabEvent } from "../../engine/lab-engine/index.ts";
+import type { CheckContext, ClusterStatus, KeyValueInfo, LabEvent } from "../lab-format.ts";
+import { fakeCheckContext, fakeKey } from "../testing.ts";
 import lab, { afterRecoveryKey } from "./lab.ts";
 
 type Body = LabEvent extends infer E ? (E extends LabEvent ? Omit<E, "seq" | "at"> : never) : never;
@@ -21,28 +22,7 @@ function status(leader: string | null, up: number): ClusterStatus {
 }
 
 function ctx(events: LabEvent[], st: ClusterStatus, keys: KeyValueInfo[] = []): CheckContext {
-  return {
-    lab: lab.id,
-    task: "",
-    backend: "ours",
-    endpoints: [],
-    events,
-    store: {
-      get: async (key) => keys.find((k) => k.key === key) ?? null,
-      list: async () => keys,
-      count: async () => keys.length,
-      revision: async () => 9,
-    },
-    status: async () => st,
-    files: {
-      root: "/",
-      exists: async () => false,
-      read: async () => null,
-      bytes: async () => null,
-      list: async () => [],
-    },
-    tool: async () => ({ code: 0, stdout: "", stderr: "" }),
-  };
+  return fakeCheckContext({ lab: lab.id, events, status: st, keys });
 }
 
 function check(id: string) {
@@ -95,15 +75,7 @@ describe("quorum-lost-and-restored", () => {
 
 describe("write-after-recovery", () => {
   const run = check("write-after-recovery");
-  const value = (v: string, modRevision = 50): KeyValueInfo => ({
-    key: afterRecoveryKey,
-    value: v,
-    valueBytes: new TextEncoder().encode(v),
-    createRevision: modRevision,
-    modRevision,
-    version: 1,
-    lease: "0",
-  });
+  const value = (v: string, modRevision = 50): KeyValueInfo => fakeKey(afterRecoveryKey, v, { modRevision });
   const outage = log(
     ...start,
     stop("m1"),

@@ -2,8 +2,7 @@
 // log (leader changes, quorum lost/restored, controls) and the store; they never see keystrokes, so killing a
 // member from the cluster panel, with `lab kill` or with plain `kill -9` all count. They avoid sampling the
 // members (ctx.status) so that a check stays fast while members are down or still starting.
-import type { CheckContext, CheckResult } from "../../engine/lab-engine/index.ts";
-import { defineLab } from "../../engine/lab-engine/index.ts";
+import { defineLab, type CheckContext, type CheckResult } from "../lab-format.ts";
 import { clusterSize, currentLeader, lastQuorumOutage, leaderChange, leadersSince } from "./events.ts";
 
 /** afterRecoveryKey is the key task 3 asks for, written once quorum is back. */

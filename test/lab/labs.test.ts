@@ -3,11 +3,12 @@
 // into the session's shell command by command, makes its check pass. The lab × backend proofs run side by side
 // (each its own server and session; tasks in order within one): they mostly wait on elections and processes.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Session, SolveAnswer, TaskResult } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
-import { labFiles, loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
+import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 const labsDir = join(repoRoot(), "lab");
@@ -15,9 +16,20 @@ const labs = (await loadLabs(labsDir, join(repoRoot(), "node_modules", ".cache",
   (l) => l.lab,
 );
 const backends = await testBackends();
+// The labs the proof must cover, listed here without the loader: every directory of lab/ that holds a lab.ts.
+const labDirs = readdirSync(labsDir, { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(labsDir, d.name, "lab.ts")))
+  .map((d) => d.name)
+  .sort();
 
-it("finds the labs", () => {
-  expect(labs.length).toBe(labFiles(labsDir).length);
+// Without these two the proof below would pass with nothing proven.
+it("finds every lab, and at least one", () => {
+  expect(labDirs.length, "lab/ holds no <nn>-<slug>/lab.ts").toBeGreaterThan(0);
+  expect(labs.map((l) => l.id)).toEqual(labDirs);
+});
+
+it("has a backend to prove them on", () => {
+  expect(backends.length, "no usable backend: run `npm run build` (ours) or install etcd (real)").toBeGreaterThan(0);
 });
 
 for (const backend of backends) {

@@ -14,11 +14,18 @@ import {
   type Member,
 } from "../../store/proto/gen/etcdserverpb.ts";
 import type { KeyValue } from "../../store/proto/gen/mvccpb.ts";
-import type { GetOptions, KeyValueInfo } from "../index.ts";
+import type { GetOptions, KeyValueInfo } from "../types/check-context.ts";
 import type { ClusterRpc, MemberInfo } from "./cluster-rpc.ts";
 import type { RpcStatus } from "./status-sampler.ts";
 import type { LabStore, PutOptions } from "../types/lab-store.ts";
-import type { Connection } from "../session/session.ts";
+
+/** Connection is the etcd API a session talks through, opened per cluster (endpoints can change). */
+export interface Connection {
+  store: LabStore;
+  rpc: ClusterRpc;
+  /** client is the etcd client underneath, handed to checks. */
+  client: EtcdClient;
+}
 
 /** commandTimeoutMs is the default deadline of one call (etcdctl's --command-timeout). */
 export const commandTimeoutMs = 5000;

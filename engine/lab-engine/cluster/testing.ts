@@ -13,6 +13,7 @@ import { repoRoot } from "./repo-root.ts";
 import { Cluster } from "./cluster.ts";
 import { Watchdog } from "./watchdog.ts";
 import { EtcdConnection } from "./etcd-connection.ts";
+import { LateRpc } from "./cluster-rpc.ts";
 
 function skipOrFail(b: Backend, why: string): void {
   if (process.env["ETCD_LAB_CI"] === "1") throw new Error(`ETCD_LAB_CI=1 but backend ${b} is unusable: ${why}`);
@@ -41,24 +42,19 @@ async function probe(b: Backend): Promise<string | null> {
   // a plain-Node caller (the bench) end with an unsettled top-level await.
   const keepAlive = setInterval(() => undefined, 1000);
   try {
-    let conn: EtcdConnection | null = null;
+    const rpc = new LateRpc("the probe's etcd connection is not open yet");
     const c = await Cluster.start({
       session: "probe",
       workspace,
       backend: b,
       members: 1,
       guard,
-      rpc: {
-        status: (ep, ms) => (conn as EtcdConnection).status(ep, ms),
-        memberList: (eps) => (conn as EtcdConnection).memberList(eps),
-        memberAdd: (eps, urls) => (conn as EtcdConnection).memberAdd(eps, urls),
-        memberRemove: (eps, id) => (conn as EtcdConnection).memberRemove(eps, id),
-        close: () => undefined,
-      },
+      rpc,
       onEvent: () => undefined,
       readyTimeoutMs: 15_000,
     });
-    conn = new EtcdConnection(c.endpoints());
+    const conn = new EtcdConnection(c.endpoints());
+    rpc.connect(conn);
     try {
       // What every lab needs: writes and reads, surviving a SIGKILL + restart and a SIGSTOP + SIGCONT.
       step = "put";

@@ -8,7 +8,7 @@ import type { Backend } from "../types/status-types.ts";
 import { BackendUnavailable, capabilitiesOf, memberVersion, resolveMemberBinary } from "../cluster/member-binary.ts";
 import type { BackendInfo } from "../types/api-types.ts";
 import { SessionManager } from "../session/session-manager.ts";
-import type { Connection } from "../session/session.ts";
+import type { Connection } from "../cluster/etcd-connection.ts";
 import { ApiHttpError, sendError, toApiError } from "./api-error.ts";
 import {
   allowedOrigins,

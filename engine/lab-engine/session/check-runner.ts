@@ -3,7 +3,7 @@
 // passed (persisted as progress) and logged to the event log when they change.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import type { CheckContext, ToolResult } from "../index.ts";
+import type { CheckContext, ToolResult } from "../types/check-context.ts";
 import type { ClusterStatus, Backend } from "../types/status-types.ts";
 import type { TaskResult, TaskState } from "../types/api-types.ts";
 import type { CheckResult, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";

@@ -8,8 +8,8 @@ import { Cluster } from "../cluster/cluster.ts";
 import { ClusterControlError } from "../cluster/control-error.ts";
 import { capabilitiesOf } from "../cluster/member-binary.ts";
 import { StatusTracker } from "../cluster/status-tracker.ts";
-import type { ClusterRpc } from "../cluster/cluster-rpc.ts";
-import type { EtcdClient } from "../../store/client/index.ts";
+import { LateRpc } from "../cluster/cluster-rpc.ts";
+import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../types/api-types.ts";
 import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
@@ -21,7 +21,6 @@ import { Terminal, type CommandResult } from "../terminal/terminal.ts";
 import { prepareShellFiles, shellEnv, type ShellSettings } from "../terminal/shell-env.ts";
 import { EventLog } from "./event-log.ts";
 import type { ControlAction, ControlSource, LabEvent, LabEventBody } from "../types/event-types.ts";
-import type { LabStore } from "../types/lab-store.ts";
 import { setupStore } from "../types/lab-store.ts";
 import type { ProgressStore } from "./progress-store.ts";
 import { CheckRunner } from "./check-runner.ts";
@@ -30,14 +29,6 @@ import { defaultFillValueBytes, fillQuota, freeQuota, type FillProgress, type Fi
 import { killMarked, type ProcessGuard } from "../cluster/watchdog.ts";
 import type { WarmCluster } from "./warm-pool.ts";
 import { assert } from "../../common/assert.ts";
-
-/** Connection is the etcd API a session talks through, opened per cluster (endpoints can change). */
-export interface Connection {
-  store: LabStore;
-  rpc: ClusterRpc;
-  /** client is the etcd client underneath, handed to checks. */
-  client: EtcdClient;
-}
 
 /** SessionDeps are the server-wide services a session uses. */
 export interface SessionDeps {
@@ -547,14 +538,7 @@ export class LabSession {
     const onEvent = (e: LabEventBody) => {
       if (this.stateValue !== "destroyed") this.events.append(e);
     };
-    let conn: Connection | null = null;
-    const rpc: ClusterRpc = {
-      status: (ep, ms) => (conn as Connection).rpc.status(ep, ms),
-      memberList: (eps) => (conn as Connection).rpc.memberList(eps),
-      memberAdd: (eps, urls) => (conn as Connection).rpc.memberAdd(eps, urls),
-      memberRemove: (eps, id) => (conn as Connection).rpc.memberRemove(eps, id),
-      close: () => undefined,
-    };
+    const rpc = new LateRpc(`session ${this.id}: the cluster's etcd connection is not open yet`);
     let cluster: Cluster;
     if (warm) {
       assert(
@@ -585,8 +569,9 @@ export class LabSession {
       });
     }
     this.cluster = cluster;
-    conn = this.deps.connect(cluster.endpoints());
+    const conn = this.deps.connect(cluster.endpoints());
     this.conn = conn;
+    rpc.connect(conn.rpc);
     const kube = kubeOptions(shape);
     if (kube) {
       const res = warm?.seeded ?? (await seedKube(conn.store, kube)); // a warm cluster was seeded by the pool

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { defineLab } from "../index.ts";
+import { defineLab } from "../../../lab/lab-format.ts";
 import { testBackends } from "../cluster/testing.ts";
 import { connectEtcd } from "../cluster/etcd-connection.ts";
 import { SessionManager } from "./session-manager.ts";

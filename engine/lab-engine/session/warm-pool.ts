@@ -7,13 +7,13 @@
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { Cluster } from "../cluster/cluster.ts";
-import type { ClusterRpc } from "../cluster/cluster-rpc.ts";
+import { LateRpc } from "../cluster/cluster-rpc.ts";
 import type { Backend } from "../types/status-types.ts";
 import type { LabEventBody } from "../types/event-types.ts";
 import type { ProcessGuard } from "../cluster/watchdog.ts";
 import { createWorkspace } from "./workspace.ts";
 import { seedKube, type SeedOptions, type SeedResult } from "../kube/seed.ts";
-import type { Connection } from "./session.ts";
+import type { Connection } from "../cluster/etcd-connection.ts";
 
 /** WarmShape is what a warm cluster must match to serve a session. */
 export interface WarmShape {
@@ -57,13 +57,8 @@ export interface WarmPoolOptions {
   retryAfterMs?: number;
 }
 
-const noRpc: ClusterRpc = {
-  status: () => Promise.reject(new Error("a warm cluster has no owner yet")),
-  memberList: () => Promise.reject(new Error("a warm cluster has no owner yet")),
-  memberAdd: () => Promise.reject(new Error("a warm cluster has no owner yet")),
-  memberRemove: () => Promise.reject(new Error("a warm cluster has no owner yet")),
-  close: () => undefined,
-};
+// Until handOver gives a warm cluster its session's rpc, nobody connects this one.
+const noRpc = new LateRpc("a warm cluster has no owner yet");
 
 /** WarmPool keeps started clusters for the shapes it is given. */
 export class WarmPool {

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFile, readdir, stat } from "node:fs/promises";
-import type { WorkspaceFiles } from "../index.ts";
+import type { WorkspaceFiles } from "../types/check-context.ts";
 import { pidExists } from "../cluster/pid.ts";
 
 /** labHome is $ETCD_LAB_HOME or <os tmpdir>/etcd-lab-<uid>. */
