@@ -24,7 +24,9 @@ import {
   type Principal,
 } from "./auth.ts";
 import { learnerIdPattern } from "../session/progress-store.ts";
-import { Api, readBody } from "./routes.ts";
+import { sessionFor, type ApiDeps } from "./route-handlers.ts";
+import { apiRoutes } from "./routes.ts";
+import { dispatch, readBody } from "./router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
 
@@ -75,13 +77,13 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     serverUrl: () => baseUrl,
   });
   const backendInfo = await backends();
-  const api = new Api({
+  const deps: ApiDeps = {
     manager,
     version: o.version,
     defaultBackend: o.backend,
     backends: () => backendInfo,
     limits: { maxSessions: o.maxSessions, maxSessionsPerLearner: o.maxSessionsPerLearner },
-  });
+  };
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 + 1024 });
   let origins = new Set<string>();
   const anyHost = o.host === "0.0.0.0" || o.host === "::";
@@ -121,10 +123,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       if (principal.kind === "learner" && principal.newLearner)
         res.setHeader("set-cookie", learnerCookieValue(principal.learnerId));
       if (url.pathname.startsWith("/api/")) {
-        const handled = await api.handle(
-          { req, res, query: url.searchParams, principal, body: () => readBody(req) },
-          url.pathname,
-        );
+        const handled = await dispatch(apiRoutes, { req, res, query: url.searchParams, principal, deps }, url.pathname);
         if (!handled) throw new ApiHttpError(404, "not_found", `no API route ${req.method} ${url.pathname}`);
         return;
       }
@@ -159,7 +158,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       const principal: Principal | null = authenticate(req, authCfg());
       if (!principal) throw unauthorized();
       const sid = url.searchParams.get("session") ?? "";
-      const session = api.sessionFor(principal, sid);
+      const session = sessionFor(manager, principal, sid);
       if (url.pathname !== "/ws/terminal" && url.pathname !== "/ws/cluster")
         throw new ApiHttpError(404, "not_found", `no WebSocket at ${url.pathname}`);
       if (session.state !== "ready") throw new ApiHttpError(409, "busy", `session is ${session.state}`);
