@@ -1,4 +1,5 @@
 // @ts-check
+import { readFileSync } from "node:fs";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
@@ -23,6 +24,68 @@ const impure = {
     { object: "Math", property: "random", message: "Pure core: randomness comes from an injected seeded Rng." },
   ],
 };
+
+/**
+ * pureCores is the one list of the pure cores: tsconfig.pure.json's `include`, which compiles them without Node's
+ * types. This file lints them with the rules below and test/tidy.test.ts checks them again (see docs/architecture.md).
+ */
+const pureCores = JSON.parse(readFileSync(new URL("./tsconfig.pure.json", import.meta.url), "utf8")).include;
+
+/** pureImports forbids the I/O modules in a pure core. */
+const pureImports = {
+  group: ["node:*", "fs", "path", "os", "net", "http", "http2", "child_process", "crypto", "timers", "worker_threads"],
+  message: "Pure core: no I/O modules.",
+};
+
+/**
+ * The import rules between the products (engine/README.md). An import is matched by its specifier, so each rule
+ * names the folders it forbids: `(^|/)tools/` is engine/tools from anywhere below engine/, `^(\.\./)+lab/` is the
+ * repository's lab/ (lab definitions). Test files follow the rules of their product too.
+ */
+const layer = {
+  common: { regex: "^\\.\\./", message: "engine/common imports nothing outside itself (engine/README.md)." },
+  go: { regex: "^\\.\\./(?!common/)", message: "engine/go imports only engine/common (engine/README.md)." },
+  notTools: { regex: "(^|/)tools/", message: "Only the tools import engine/tools (engine/README.md)." },
+  notLabEngine: {
+    regex: "(^|/)lab-engine/",
+    message: "The store and the tools do not import the lab engine (engine/README.md).",
+  },
+  notLab: { regex: "^(\\.\\./)+lab/", message: "Only the lab engine imports lab/ (engine/README.md)." },
+  storeClientSide: {
+    regex: "(^|/)store/(?!client/|proto/|grpc/)",
+    message:
+      "Outside the store, only its client side is imported: engine/store/client, proto, grpc (engine/README.md).",
+  },
+  storeClientSideOrOffline: {
+    regex: "(^|/)store/(?!client/|proto/|grpc/|offline\\.ts$)",
+    message:
+      "etcdutl imports the store's client side and its offline surface engine/store/offline.ts only (engine/README.md).",
+  },
+  siteEntry: {
+    regex: "(^|/)engine/(?!lab-engine/index\\.ts$)",
+    message: "The site reaches the engine through engine/lab-engine/index.ts only (engine/README.md).",
+  },
+  labFormat: {
+    regex: "(^|/)engine/(?!lab-engine/types/|store/client/)",
+    message:
+      "A lab imports its format (lab/lab-format.ts); from the engine only lab-engine/types and store/client types.",
+  },
+};
+
+/** restrict is one no-restricted-imports rule from pattern rows (a file gets exactly one: the last block wins). */
+function restrict(...patterns) {
+  return { "no-restricted-imports": ["error", { patterns }] };
+}
+
+/** pureCoreRules are the rules a pure core adds to its product's import rules. */
+const pureCoreRules = {
+  "no-restricted-globals": ["error", ...impure.globals],
+  "no-restricted-properties": ["error", ...impure.properties],
+};
+
+/** globsOf turns tsconfig include entries (folders) into lint globs. */
+const globsOf = (dirs) => dirs.map((d) => `${d}/**/*.ts`);
+const pureStore = pureCores.filter((d) => d.startsWith("engine/store/"));
 
 export default tseslint.config(
   {
@@ -58,42 +121,26 @@ export default tseslint.config(
       eqeqeq: ["error", "always"],
     },
   },
+  // The products and their import rules (engine/README.md), then the pure cores (tsconfig.pure.json).
+  { files: ["engine/store/**/*.ts"], rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab) },
+  { files: ["engine/tools/**/*.ts"], rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSide) },
   {
-    // The pure cores: no node:* modules, no clocks, no randomness, no timers (../shared/style.md).
-    files: [
-      "engine/store/raft/**/*.ts",
-      "engine/store/mvcc/**/*.ts",
-      "engine/store/lease/**/*.ts",
-      "engine/common/**/*.ts",
-    ],
+    files: ["engine/tools/etcdutl/**/*.ts"],
+    rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSideOrOffline),
+  },
+  { files: ["engine/lab-engine/**/*.ts"], rules: restrict(layer.notTools, layer.storeClientSide) },
+  { files: ["engine/go/**/*.ts"], rules: restrict(layer.go) },
+  { files: ["site/**/*.{ts,mjs,js}"], rules: restrict(layer.siteEntry, layer.notLab) },
+  { files: ["lab/**/*.ts"], rules: restrict(layer.labFormat) },
+  {
+    files: globsOf(pureStore),
     ignores: ["**/*.test.ts", "**/testdata/**"],
-    rules: {
-      "no-restricted-imports": [
-        "error",
-        {
-          patterns: [
-            {
-              group: [
-                "node:*",
-                "fs",
-                "path",
-                "os",
-                "net",
-                "http",
-                "http2",
-                "child_process",
-                "crypto",
-                "timers",
-                "worker_threads",
-              ],
-              message: "Pure core: no I/O modules.",
-            },
-          ],
-        },
-      ],
-      "no-restricted-globals": ["error", ...impure.globals],
-      "no-restricted-properties": ["error", ...impure.properties],
-    },
+    rules: { ...restrict(pureImports, layer.notTools, layer.notLabEngine, layer.notLab), ...pureCoreRules },
+  },
+  {
+    files: ["engine/common/**/*.ts"],
+    ignores: ["**/*.test.ts"],
+    rules: { ...restrict(pureImports, layer.common), ...pureCoreRules },
   },
   {
     files: ["site/**/*.{js,ts}"],
