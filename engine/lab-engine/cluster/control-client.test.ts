@@ -2,6 +2,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+// A contract test: the lab's client against the member's own fault channel, the one place the lab engine reads
+// the store's insides (the channel is lab-only; real etcd has none).
+// eslint-disable-next-line no-restricted-imports
 import { ControlChannel, type ControlTarget, type DropDirection } from "../../store/pkg/control-channel.ts";
 import { ControlClient, ControlError } from "./control-client.ts";
 
