@@ -32,7 +32,7 @@ export const chromiumArgs = [
   "--no-first-run",
 ];
 
-const labServerEntry = join(repo, "engine", "http", "main.ts");
+const labServerEntry = join(repo, "engine/lab-engine/http/main.ts");
 
 /** missingPrerequisites names what the e2e run needs and cannot find. */
 export function missingPrerequisites(): string[] {
