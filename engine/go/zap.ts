@@ -40,6 +40,21 @@ export interface ZapLoggerOptions {
   nowMs: () => number;
   /** name is printed as `"logger"` between `ts` and `caller` when set. */
   name?: string;
+  /**
+   * encode turns an entry into its line, newline included: the member's JSON lines by default; etcdutl
+   * injects zap's console encoder (engine/tools/etcdutl/logger.ts).
+   */
+  encode?: (entry: LogEntry) => string;
+}
+
+/** LogEntry is one log call as an encoder sees it; `fields` never holds an undefined value. */
+export interface LogEntry {
+  level: LogLevel;
+  tsMs: number;
+  name?: string;
+  caller: string;
+  msg: string;
+  fields: readonly (readonly [string, unknown])[];
 }
 
 /** ZapLogger prints zap-shaped JSON lines. */
@@ -66,6 +81,10 @@ export class ZapLogger implements Logger {
   error(caller: string, msg: string, fields?: LogFields): void {
     this.log("error", caller, msg, fields);
   }
+  /** panic prints zap's panic line (zap's Logger.Panic writes it before Go's panic output, which the caller prints). */
+  panic(caller: string, msg: string, fields?: LogFields): void {
+    this.log("panic", caller, msg, fields);
+  }
   /** fatal prints zap's fatal line (the caller exits 1 after it; zap puts a `stacktrace` field last). */
   fatal(caller: string, msg: string, fields?: LogFields): void {
     this.log("fatal", caller, msg, fields);
@@ -73,16 +92,24 @@ export class ZapLogger implements Logger {
 
   private log(level: LogLevel, caller: string, msg: string, fields: LogFields | undefined): void {
     if (!this.enabled(level)) return;
-    const name = this.opts.name === undefined ? "" : `"logger":${JSON.stringify(this.opts.name)},`;
-    let line = `{"level":"${level}","ts":"${formatZapTime(this.opts.nowMs())}",${name}"caller":${JSON.stringify(caller)},"msg":${JSON.stringify(msg)}`;
-    if (fields) {
-      for (const [k, v] of Object.entries(fields)) {
-        if (v === undefined) continue;
-        line += `,${JSON.stringify(k)}:${encodeValue(v)}`;
-      }
-    }
-    this.opts.write(line + "}\n");
+    const entry: LogEntry = {
+      level,
+      tsMs: this.opts.nowMs(),
+      ...(this.opts.name === undefined ? {} : { name: this.opts.name }),
+      caller,
+      msg,
+      fields: Object.entries(fields ?? {}).filter(([, v]) => v !== undefined),
+    };
+    this.opts.write((this.opts.encode ?? encodeJsonLine)(entry));
   }
+}
+
+/** encodeJsonLine is the member's encoder: one zap-shaped JSON object per line. */
+function encodeJsonLine(e: LogEntry): string {
+  const name = e.name === undefined ? "" : `"logger":${JSON.stringify(e.name)},`;
+  let line = `{"level":"${e.level}","ts":"${formatZapTime(e.tsMs)}",${name}"caller":${JSON.stringify(e.caller)},"msg":${JSON.stringify(e.msg)}`;
+  for (const [k, v] of e.fields) line += `,${JSON.stringify(k)}:${encodeValue(v)}`;
+  return line + "}\n";
 }
 
 /** nopLogger discards everything (tests and tools that must stay quiet). */

@@ -14,7 +14,7 @@ import { dataDirLayout, writeRestoredLog } from "../../store/datadir/index.ts";
 import { computeClusterId, computeMemberId } from "../../store/server/ids.ts";
 import { checkRestoreDataDir, finishRestoredBackend, prepareRestoredBackend } from "../../store/snapshot/restore.ts";
 import { SnapshotError } from "../../store/snapshot/snapshot-error.ts";
-import type { ConsoleLogger } from "./logger.ts";
+import type { ZapLogger } from "../../go/zap.ts";
 import { newUrls, newUrlsMap, verifyBootstrap } from "./urls.ts";
 import { membershipInV2Format } from "./v2-membership.ts";
 
@@ -53,7 +53,7 @@ export class RestorePanic extends Error {
 }
 
 /** restoreSnapshot runs the whole restore; the data dir is left behind on failure, as etcd leaves it. */
-export async function restoreSnapshot(cfg: RestoreConfig, lg: ConsoleLogger): Promise<void> {
+export async function restoreSnapshot(cfg: RestoreConfig, lg: ZapLogger): Promise<void> {
   const peerUrls = newUrls(cfg.peerUrls);
   const cluster = newUrlsMap(cfg.initialCluster);
   await verifyBootstrap(cfg.name, peerUrls, cluster);

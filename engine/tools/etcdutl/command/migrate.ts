@@ -27,7 +27,8 @@ import { isSnapError } from "../../../store/raft-snap/errors.ts";
 import { Snapshotter } from "../../../store/raft-snap/snapshotter.ts";
 import { Wal, walSnapshotEntries } from "../../../store/wal/index.ts";
 import type { WalSnapshot } from "../../../store/wal/index.ts";
-import { ConsoleLogger } from "../logger.ts";
+import type { Logger } from "../../../go/zap.ts";
+import { consoleLogger } from "../logger.ts";
 import { openBackendOrPanic } from "./backend-file.ts";
 import { backendFileName } from "./defrag.ts";
 
@@ -136,7 +137,7 @@ function setStorageVersion(be: LmdbBackend, v: SemVer | undefined): void {
 
 /** migrate is migrateCommandFunc: it throws an Error carrying etcd's text. */
 export function migrate(io: CliIo, dataDir: string, target: SemVer, force: boolean): void {
-  const lg = new ConsoleLogger(io);
+  const lg = consoleLogger(io);
   const dbPath = backendFileName(dataDir);
   try {
     statSync(dbPath);
@@ -188,7 +189,7 @@ export function migrate(io: CliIo, dataDir: string, target: SemVer, force: boole
 
 /** migrateSchema is schema.UnsafeMigrate between 3.5 and 3.6; it returns etcd's error text on failure. */
 function migrateSchema(
-  lg: ConsoleLogger,
+  lg: Logger,
   be: LmdbBackend,
   from: SemVer,
   to: SemVer,

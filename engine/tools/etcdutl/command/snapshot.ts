@@ -11,7 +11,7 @@ import { goPanic } from "../../cobra/go-panic.ts";
 import type { CliIo } from "../../cobra/io.ts";
 import { snapshotStatus } from "../../../store/snapshot/status.ts";
 import { SnapshotError } from "../../../store/snapshot/snapshot-error.ts";
-import { ConsoleLogger } from "../logger.ts";
+import { consoleLogger } from "../logger.ts";
 import { initPrinterFromCmd } from "../printer.ts";
 import { RestoreError, RestorePanic, restoreSnapshot } from "../restore.ts";
 import { UrlError } from "../urls.ts";
@@ -51,7 +51,7 @@ async function restore(io: CliIo, c: Command, args: string[]): Promise<void> {
   const name = f.getString("name");
   const dataDir = f.getString("data-dir") || `${name}.etcd`;
   const walDirFlag = f.getString("wal-dir");
-  const lg = new ConsoleLogger(io);
+  const lg = consoleLogger(io);
   try {
     await restoreSnapshot(
       {
