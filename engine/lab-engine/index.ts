@@ -22,6 +22,7 @@ export {
   type WorkloadOptions,
 } from "../../lab/lab-format.ts";
 export type * from "./types/status-types.ts";
+export { capabilitiesOf } from "./types/status-types.ts";
 export type * from "./types/api-types.ts";
 export {
   eventsOfType,
