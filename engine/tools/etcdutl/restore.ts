@@ -2,18 +2,25 @@
 // configuration, copy and verify the snapshot into <data-dir>/member/snap/db, drop the old membership,
 // optionally bump the revision and mark it compacted, then write the new member's WAL (one ConfChange per
 // member) and Raft snapshot, and record the members and the consistent index in the backend — logging the
-// same console lines as etcd. The storage steps are engine/store/snapshot's and engine/store/datadir's.
+// same console lines as etcd. The storage steps are engine/store/snapshot's and engine/store/datadir's, reached
+// through the store's offline surface (engine/store/offline.ts).
 
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { encodeMember } from "../../store/apply/member-json.ts";
-import type { Member } from "../../store/apply/member-json.ts";
-import { LmdbFileError } from "../../store/backend/lmdb-file.ts";
+import {
+  encodeMember,
+  LmdbFileError,
+  dataDirLayout,
+  writeRestoredLog,
+  computeClusterId,
+  computeMemberId,
+  checkRestoreDataDir,
+  finishRestoredBackend,
+  prepareRestoredBackend,
+  SnapshotError,
+} from "../../store/offline.ts";
+import type { Member } from "../../store/offline.ts";
 import { goFsError } from "../../go/go-errors.ts";
-import { dataDirLayout, writeRestoredLog } from "../../store/datadir/index.ts";
-import { computeClusterId, computeMemberId } from "../../store/server/ids.ts";
-import { checkRestoreDataDir, finishRestoredBackend, prepareRestoredBackend } from "../../store/snapshot/restore.ts";
-import { SnapshotError } from "../../store/snapshot/snapshot-error.ts";
 import type { ZapLogger } from "../../go/zap.ts";
 import { newUrls, newUrlsMap, verifyBootstrap } from "./urls.ts";
 import { membershipInV2Format } from "./v2-membership.ts";

@@ -1,8 +1,7 @@
 // Opening a backend file the way etcdutl's commands do (backend.New): a file that is not a database makes
 // etcd's backend log "failed to open database" at panic level and panic; we print the same.
 
-import { LmdbBackend } from "../../../store/backend/lmdb-backend.ts";
-import { LmdbFileError } from "../../../store/backend/lmdb-file.ts";
+import { LmdbBackend, LmdbFileError } from "../../../store/offline.ts";
 import { goPanic } from "../../cobra/go-panic.ts";
 import type { CliIo } from "../../cobra/io.ts";
 import type { ZapLogger } from "../../../go/zap.ts";

@@ -11,8 +11,8 @@ import { goFsError } from "../../../go/go-errors.ts";
 import { goQuote } from "../../../go/go-strconv.ts";
 import type { CliIo } from "../../cobra/io.ts";
 import { ExitSignal } from "../../cobra/io.ts";
-import { DirLockedError, lockDir } from "../../../store/datadir/lock.ts";
-import type { DirLock } from "../../../store/datadir/lock.ts";
+import { DirLockedError, lockDir } from "../../../store/offline.ts";
+import type { DirLock } from "../../../store/offline.ts";
 import { consoleLogger } from "../logger.ts";
 import { openBackendOrPanic } from "./backend-file.ts";
 
