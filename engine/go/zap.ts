@@ -1,6 +1,7 @@
 // The member's logger: one JSON object per line in the shape etcd 3.6's zap logger prints
 // (`{"level":"info","ts":"2026-11-30T04:25:50.955123Z","caller":"etcdserver/server.go:2069","msg":"...",...}`),
 // so the log lines learners look for ("elected leader", "slow fdatasync", "alarm raised") read as in etcd.
+// The encoder is a seam: etcdutl's logger is the same ZapLogger with zap's console encoder.
 
 /** LogLevel is zap's level name, as `--log-level` takes it. */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "panic" | "fatal";
@@ -57,7 +58,7 @@ export interface LogEntry {
   fields: readonly (readonly [string, unknown])[];
 }
 
-/** ZapLogger prints zap-shaped JSON lines. */
+/** ZapLogger prints zap lines: the member's JSON by default, or what an injected encoder makes of each entry. */
 export class ZapLogger implements Logger {
   constructor(private readonly opts: ZapLoggerOptions) {}
 
