@@ -36,6 +36,25 @@ describe("ZapLogger.named", () => {
   });
 });
 
+describe("ZapLogger encode", () => {
+  it("hands the injected encoder each entry, undefined fields dropped, panic included", () => {
+    const lines: string[] = [];
+    const log = new ZapLogger({
+      level: "warn",
+      write: (l) => lines.push(l),
+      nowMs: () => 7,
+      encode: (e) => `${e.level}|${e.tsMs}|${e.name ?? "-"}|${e.caller}|${e.msg}|${JSON.stringify(e.fields)}\n`,
+    });
+    log.info("a.go:1", "below the level");
+    log.panic("backend/backend.go:205", "failed to open database", { path: "db", skipped: undefined });
+    log.named("x").warn("b.go:2", "named");
+    expect(lines).toEqual([
+      'panic|7|-|backend/backend.go:205|failed to open database|[["path","db"]]\n',
+      "warn|7|x|b.go:2|named|[]\n",
+    ]);
+  });
+});
+
 describe("formatZapTime", () => {
   it("uses microsecond precision and Z", () => {
     expect(formatZapTime(Date.UTC(2026, 0, 2, 3, 4, 5, 6))).toBe("2026-01-02T03:04:05.006000Z");

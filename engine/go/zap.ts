@@ -1,6 +1,7 @@
 // The member's logger: one JSON object per line in the shape etcd 3.6's zap logger prints
 // (`{"level":"info","ts":"2026-11-30T04:25:50.955123Z","caller":"etcdserver/server.go:2069","msg":"...",...}`),
 // so the log lines learners look for ("elected leader", "slow fdatasync", "alarm raised") read as in etcd.
+// The encoder is a seam: etcdutl's logger is the same ZapLogger with zap's console encoder.
 
 /** LogLevel is zap's level name, as `--log-level` takes it. */
 export type LogLevel = "debug" | "info" | "warn" | "error" | "panic" | "fatal";
@@ -40,9 +41,24 @@ export interface ZapLoggerOptions {
   nowMs: () => number;
   /** name is printed as `"logger"` between `ts` and `caller` when set. */
   name?: string;
+  /**
+   * encode turns an entry into its line, newline included: the member's JSON lines by default; etcdutl
+   * injects zap's console encoder (engine/tools/etcdutl/logger.ts).
+   */
+  encode?: (entry: LogEntry) => string;
 }
 
-/** ZapLogger prints zap-shaped JSON lines. */
+/** LogEntry is one log call as an encoder sees it; `fields` never holds an undefined value. */
+export interface LogEntry {
+  level: LogLevel;
+  tsMs: number;
+  name?: string;
+  caller: string;
+  msg: string;
+  fields: readonly (readonly [string, unknown])[];
+}
+
+/** ZapLogger prints zap lines: the member's JSON by default, or what an injected encoder makes of each entry. */
 export class ZapLogger implements Logger {
   constructor(private readonly opts: ZapLoggerOptions) {}
 
@@ -66,6 +82,10 @@ export class ZapLogger implements Logger {
   error(caller: string, msg: string, fields?: LogFields): void {
     this.log("error", caller, msg, fields);
   }
+  /** panic prints zap's panic line (zap's Logger.Panic writes it before Go's panic output, which the caller prints). */
+  panic(caller: string, msg: string, fields?: LogFields): void {
+    this.log("panic", caller, msg, fields);
+  }
   /** fatal prints zap's fatal line (the caller exits 1 after it; zap puts a `stacktrace` field last). */
   fatal(caller: string, msg: string, fields?: LogFields): void {
     this.log("fatal", caller, msg, fields);
@@ -73,16 +93,24 @@ export class ZapLogger implements Logger {
 
   private log(level: LogLevel, caller: string, msg: string, fields: LogFields | undefined): void {
     if (!this.enabled(level)) return;
-    const name = this.opts.name === undefined ? "" : `"logger":${JSON.stringify(this.opts.name)},`;
-    let line = `{"level":"${level}","ts":"${formatZapTime(this.opts.nowMs())}",${name}"caller":${JSON.stringify(caller)},"msg":${JSON.stringify(msg)}`;
-    if (fields) {
-      for (const [k, v] of Object.entries(fields)) {
-        if (v === undefined) continue;
-        line += `,${JSON.stringify(k)}:${encodeValue(v)}`;
-      }
-    }
-    this.opts.write(line + "}\n");
+    const entry: LogEntry = {
+      level,
+      tsMs: this.opts.nowMs(),
+      ...(this.opts.name === undefined ? {} : { name: this.opts.name }),
+      caller,
+      msg,
+      fields: Object.entries(fields ?? {}).filter(([, v]) => v !== undefined),
+    };
+    this.opts.write((this.opts.encode ?? encodeJsonLine)(entry));
   }
+}
+
+/** encodeJsonLine is the member's encoder: one zap-shaped JSON object per line. */
+function encodeJsonLine(e: LogEntry): string {
+  const name = e.name === undefined ? "" : `"logger":${JSON.stringify(e.name)},`;
+  let line = `{"level":"${e.level}","ts":"${formatZapTime(e.tsMs)}",${name}"caller":${JSON.stringify(e.caller)},"msg":${JSON.stringify(e.msg)}`;
+  for (const [k, v] of e.fields) line += `,${JSON.stringify(k)}:${encodeValue(v)}`;
+  return line + "}\n";
 }
 
 /** nopLogger discards everything (tests and tools that must stay quiet). */

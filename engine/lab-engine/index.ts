@@ -20,6 +20,7 @@ export {
 } from "../../lab/lab-format.ts";
 export type * from "./types/check-context.ts";
 export type * from "./types/status-types.ts";
+export { capabilitiesOf } from "./types/status-types.ts";
 export type * from "./types/api-types.ts";
 export {
   eventsOfType,

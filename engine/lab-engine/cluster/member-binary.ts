@@ -4,6 +4,7 @@
 import { accessSync, constants, existsSync } from "node:fs";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
+import { capabilitiesOf } from "../types/status-types.ts";
 import type { Backend, Capabilities } from "../types/status-types.ts";
 import { repoRoot } from "./repo-root.ts";
 
@@ -21,31 +22,6 @@ export interface MemberBinary {
 /** BackendUnavailable explains why a backend cannot run on this machine. */
 export class BackendUnavailable extends Error {
   override name = "BackendUnavailable";
-}
-
-const allControls: Capabilities = {
-  stop: true,
-  kill: true,
-  pause: true,
-  resume: true,
-  start: true,
-  restart: true,
-  wipe: true,
-  rejoin: true,
-  partition: true,
-  isolate: true,
-  heal: true,
-  delay: true,
-  slowDisk: true,
-  fillQuota: true,
-  addMember: true,
-  removeMember: true,
-};
-
-/** capabilitiesOf returns what a backend supports: real etcd has no fault channel. */
-export function capabilitiesOf(backend: Backend): Capabilities {
-  if (backend === "ours") return { ...allControls };
-  return { ...allControls, partition: false, isolate: false, heal: false, delay: false, slowDisk: false };
 }
 
 /** unsupportedReason is the error text for a fault the backend cannot inject. */

@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Cluster } from "../cluster/cluster.ts";
 import { ClusterControlError } from "../cluster/control-error.ts";
-import { capabilitiesOf } from "../cluster/member-binary.ts";
+import { capabilitiesOf } from "../types/status-types.ts";
 import { StatusTracker } from "../cluster/status-tracker.ts";
 import { LateRpc } from "../cluster/cluster-rpc.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";

@@ -93,6 +93,31 @@ export interface Capabilities {
   removeMember: boolean;
 }
 
+const allControls: Capabilities = {
+  stop: true,
+  kill: true,
+  pause: true,
+  resume: true,
+  start: true,
+  restart: true,
+  wipe: true,
+  rejoin: true,
+  partition: true,
+  isolate: true,
+  heal: true,
+  delay: true,
+  slowDisk: true,
+  fillQuota: true,
+  addMember: true,
+  removeMember: true,
+};
+
+/** capabilitiesOf returns what a backend supports: real etcd has no fault channel. */
+export function capabilitiesOf(backend: Backend): Capabilities {
+  if (backend === "ours") return { ...allControls };
+  return { ...allControls, partition: false, isolate: false, heal: false, delay: false, slowDisk: false };
+}
+
 /** noFaults returns an empty fault set. */
 export function noFaults(): MemberFaults {
   return { dropIn: [], dropOut: [], delayMs: {}, fsyncDelayMs: 0 };

@@ -22,7 +22,7 @@ import type { BucketName } from "../mvcc/schema.ts";
 import { registerBackendMetrics, type BackendMetrics } from "./backend-metrics.ts";
 import { BackendSnapshot } from "./backend-snapshot.ts";
 import { copyCompacted } from "./defrag-copy.ts";
-import { humanizeBytes } from "./humanize.ts";
+import { humanizeBytes } from "../../go/humanize.ts";
 import {
   DB_FILE_MODE,
   LmdbFileError,

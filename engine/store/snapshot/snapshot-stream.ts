@@ -2,7 +2,7 @@
 // copy in 32 KiB pieces, each with the bytes still to come and the storage version, then one last message
 // whose blob is the SHA-256 of everything sent.
 import { createHash } from "node:crypto";
-import { humanizeBytes } from "../backend/humanize.ts";
+import { humanizeBytes } from "../../go/humanize.ts";
 import type { BackendSnapshot } from "../backend/backend-snapshot.ts";
 import type { Logger } from "../../go/zap.ts";
 import { formatGoDuration } from "../../go/zap.ts";

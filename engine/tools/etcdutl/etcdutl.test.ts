@@ -1,9 +1,7 @@
 import { copyFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { LmdbBackend } from "../../store/backend/lmdb-backend.ts";
-import { KvStore } from "../../store/mvcc/kv-store.ts";
-import { snapshotStatus } from "../../store/snapshot/status.ts";
+import { LmdbBackend, KvStore, snapshotStatus } from "../../store/offline.ts";
 import { TempDirs, etcdutl, populatedSnapshot } from "./test-fixtures.ts";
 
 const tmp = new TempDirs();

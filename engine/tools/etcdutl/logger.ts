@@ -1,14 +1,14 @@
 // etcdutl's logger (etcdutl/common.go GetLogger): etcd's default zap configuration switched to the console
 // encoder with RFC 3339 times, at info level, on standard error. A line reads
 // `2026-11-30T04:52:01Z	info	snapshot/v3_snapshot.go:305	restoring snapshot	{"path": "x.db", ...}`.
-// It implements the engine's Logger interface, so the storage code (backend defrag) logs through it too.
+// It is the engine's ZapLogger with the console encoder injected, so the storage code (backend defrag)
+// logs through it too.
 
 import type { CliIo } from "../cobra/io.ts";
 import { zapConsoleLine } from "../cobra/zap-json.ts";
-import type { ZapField, ZapLevel, ZapValue } from "../cobra/zap-json.ts";
-import type { LogFields, Logger, LogLevel } from "../../go/zap.ts";
-
-const rank: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3, panic: 4, fatal: 5 };
+import type { ZapValue } from "../cobra/zap-json.ts";
+import { ZapLogger } from "../../go/zap.ts";
+import type { LogEntry } from "../../go/zap.ts";
 
 /** toZapValue maps a structured field value onto what the console encoder prints. */
 function toZapValue(v: unknown): ZapValue {
@@ -18,43 +18,25 @@ function toZapValue(v: unknown): ZapValue {
   return { raw: JSON.stringify(v) ?? "null" };
 }
 
-/** ConsoleLogger prints zap console lines for etcdutl. */
-export class ConsoleLogger implements Logger {
-  constructor(
-    private readonly io: CliIo,
-    private readonly level: LogLevel = "info",
-  ) {}
+/** encodeConsoleLine prints an entry as zap's console encoder does. */
+function encodeConsoleLine(e: LogEntry): string {
+  const fields = e.fields.map(([k, v]) => [k, toZapValue(v)] as const);
+  return zapConsoleLine({
+    level: e.level,
+    tsMs: e.tsMs,
+    ...(e.name === undefined ? {} : { logger: e.name }),
+    caller: e.caller,
+    msg: e.msg,
+    fields,
+  });
+}
 
-  enabled(level: LogLevel): boolean {
-    return rank[level] >= rank[this.level];
-  }
-
-  debug(caller: string, msg: string, fields?: LogFields): void {
-    this.log("debug", caller, msg, fields);
-  }
-  info(caller: string, msg: string, fields?: LogFields): void {
-    this.log("info", caller, msg, fields);
-  }
-  warn(caller: string, msg: string, fields?: LogFields): void {
-    this.log("warn", caller, msg, fields);
-  }
-  error(caller: string, msg: string, fields?: LogFields): void {
-    this.log("error", caller, msg, fields);
-  }
-
-  /** panic prints a panic-level line (zap's Logger.Panic writes it before Go's panic output). */
-  panic(caller: string, msg: string, fields?: LogFields): void {
-    this.write("panic", caller, msg, fields);
-  }
-
-  private log(level: ZapLevel, caller: string, msg: string, fields: LogFields | undefined): void {
-    if (!this.enabled(level)) return;
-    this.write(level, caller, msg, fields);
-  }
-
-  private write(level: ZapLevel, caller: string, msg: string, fields: LogFields | undefined): void {
-    const list: ZapField[] = [];
-    for (const [k, v] of Object.entries(fields ?? {})) if (v !== undefined) list.push([k, toZapValue(v)]);
-    this.io.stderr(zapConsoleLine({ level, tsMs: this.io.nowMs(), caller, msg, fields: list }));
-  }
+/** consoleLogger is etcdutl's logger: zap console lines at info level on `io`'s standard error. */
+export function consoleLogger(io: CliIo): ZapLogger {
+  return new ZapLogger({
+    level: "info",
+    write: (line) => io.stderr(line),
+    nowMs: () => io.nowMs(),
+    encode: encodeConsoleLine,
+  });
 }

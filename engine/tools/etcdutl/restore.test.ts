@@ -1,9 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { dataDirLayout, lockDir, restartMemberStorage } from "../../store/datadir/index.ts";
-import { utf8String } from "../../store/mvcc/bytes.ts";
-import { ErrCompacted } from "../../store/mvcc/errors.ts";
+import { dataDirLayout, lockDir, restartMemberStorage, utf8String, ErrCompacted } from "../../store/offline.ts";
 import { TempDirs, etcdutl, openMember, populatedSnapshot, stripTimes } from "./test-fixtures.ts";
 import { membershipInV2Format } from "./v2-membership.ts";
 

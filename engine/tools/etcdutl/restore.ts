@@ -2,19 +2,26 @@
 // configuration, copy and verify the snapshot into <data-dir>/member/snap/db, drop the old membership,
 // optionally bump the revision and mark it compacted, then write the new member's WAL (one ConfChange per
 // member) and Raft snapshot, and record the members and the consistent index in the backend — logging the
-// same console lines as etcd. The storage steps are engine/store/snapshot's and engine/store/datadir's.
+// same console lines as etcd. The storage steps are engine/store/snapshot's and engine/store/datadir's, reached
+// through the store's offline surface (engine/store/offline.ts).
 
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { encodeMember } from "../../store/apply/member-json.ts";
-import type { Member } from "../../store/apply/member-json.ts";
-import { LmdbFileError } from "../../store/backend/lmdb-file.ts";
+import {
+  encodeMember,
+  LmdbFileError,
+  dataDirLayout,
+  writeRestoredLog,
+  computeClusterId,
+  computeMemberId,
+  checkRestoreDataDir,
+  finishRestoredBackend,
+  prepareRestoredBackend,
+  SnapshotError,
+} from "../../store/offline.ts";
+import type { Member } from "../../store/offline.ts";
 import { goFsError } from "../../go/go-errors.ts";
-import { dataDirLayout, writeRestoredLog } from "../../store/datadir/index.ts";
-import { computeClusterId, computeMemberId } from "../../store/pkg/ids.ts";
-import { checkRestoreDataDir, finishRestoredBackend, prepareRestoredBackend } from "../../store/snapshot/restore.ts";
-import { SnapshotError } from "../../store/snapshot/snapshot-error.ts";
-import type { ConsoleLogger } from "./logger.ts";
+import type { ZapLogger } from "../../go/zap.ts";
 import { newUrls, newUrlsMap, verifyBootstrap } from "./urls.ts";
 import { membershipInV2Format } from "./v2-membership.ts";
 
@@ -53,7 +60,7 @@ export class RestorePanic extends Error {
 }
 
 /** restoreSnapshot runs the whole restore; the data dir is left behind on failure, as etcd leaves it. */
-export async function restoreSnapshot(cfg: RestoreConfig, lg: ConsoleLogger): Promise<void> {
+export async function restoreSnapshot(cfg: RestoreConfig, lg: ZapLogger): Promise<void> {
   const peerUrls = newUrls(cfg.peerUrls);
   const cluster = newUrlsMap(cfg.initialCluster);
   await verifyBootstrap(cfg.name, peerUrls, cluster);

@@ -4,13 +4,15 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeStorageVersion } from "../../store/apply/meta-state.ts";
-import { StateMachine } from "../../store/apply/state-machine.ts";
-import { LmdbBackend } from "../../store/backend/lmdb-backend.ts";
+import {
+  writeStorageVersion,
+  StateMachine,
+  LmdbBackend,
+  utf8Bytes,
+  ManualClock,
+  saveBackendSnapshot,
+} from "../../store/offline.ts";
 import { memoryIo } from "../cobra/testing.ts";
-import { utf8Bytes } from "../../store/mvcc/bytes.ts";
-import { ManualClock } from "../../store/mvcc/clock.ts";
-import { saveBackendSnapshot } from "../../store/snapshot/save.ts";
 import { runEtcdutl } from "./etcdutl.ts";
 
 /** TempDirs hands out scratch directories and removes them all at once. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
+import { capabilitiesOf } from "../../../engine/lab-engine/index.ts";
+import type { ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
 import { announcements, clusterSummary, describeFaults, memberMenu, memberView } from "./cluster-model.ts";
 
 const names = ["m1", "m2", "m3"];
@@ -44,24 +45,7 @@ function status(members: MemberStatus[], over: Partial<ClusterStatus> = {}): Clu
   };
 }
 
-const all: Capabilities = {
-  stop: true,
-  kill: true,
-  pause: true,
-  resume: true,
-  start: true,
-  restart: true,
-  wipe: true,
-  rejoin: true,
-  partition: true,
-  isolate: true,
-  heal: true,
-  delay: true,
-  slowDisk: true,
-  fillQuota: true,
-  addMember: true,
-  removeMember: true,
-};
+const all = capabilitiesOf("ours");
 
 describe("memberView", () => {
   it("formats a healthy follower like etcdctl's status table", () => {
@@ -165,8 +149,7 @@ describe("memberMenu", () => {
   });
 
   it("leaves out what the backend cannot do (real etcd has no fault channel)", () => {
-    const real = { ...all, isolate: false, slowDisk: false };
-    expect(labels(member("m1"), real)).toEqual(["Stop", "Kill", "Pause", "Restart"]);
+    expect(labels(member("m1"), capabilitiesOf("real"))).toEqual(["Stop", "Kill", "Pause", "Restart"]);
   });
 });
 

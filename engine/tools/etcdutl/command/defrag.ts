@@ -11,9 +11,9 @@ import { goFsError } from "../../../go/go-errors.ts";
 import { goQuote } from "../../../go/go-strconv.ts";
 import type { CliIo } from "../../cobra/io.ts";
 import { ExitSignal } from "../../cobra/io.ts";
-import { DirLockedError, lockDir } from "../../../store/datadir/lock.ts";
-import type { DirLock } from "../../../store/datadir/lock.ts";
-import { ConsoleLogger } from "../logger.ts";
+import { DirLockedError, lockDir } from "../../../store/offline.ts";
+import type { DirLock } from "../../../store/offline.ts";
+import { consoleLogger } from "../logger.ts";
 import { openBackendOrPanic } from "./backend-file.ts";
 
 const LOCK_NOTICE_MS = 1000;
@@ -45,7 +45,7 @@ async function lockWaiting(io: CliIo, dataDir: string, dbPath: string): Promise<
 
 /** defragData is etcdutl's DefragData: it throws an Error carrying etcd's text. */
 export async function defragData(io: CliIo, dataDir: string): Promise<void> {
-  const lg = new ConsoleLogger(io);
+  const lg = consoleLogger(io);
   const dbPath = backendFileName(dataDir);
   try {
     statSync(dbPath);

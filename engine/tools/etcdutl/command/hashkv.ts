@@ -5,13 +5,12 @@
 import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { LmdbBackend } from "../../../store/backend/lmdb-backend.ts";
+import { isEtcdError, KvStore } from "../../../store/offline.ts";
+import type { LmdbBackend } from "../../../store/offline.ts";
 import { Command, exactArgs } from "../../cobra/command.ts";
 import { ExitCode, exitWithError } from "../../cobra/exit.ts";
 import { goFsError } from "../../../go/go-errors.ts";
 import type { CliIo } from "../../cobra/io.ts";
-import { isEtcdError } from "../../../store/mvcc/errors.ts";
-import { KvStore } from "../../../store/mvcc/kv-store.ts";
 import type { DbHashKV } from "../printer.ts";
 import { initPrinterFromCmd } from "../printer.ts";
 import { openBackendOrPanic } from "./backend-file.ts";

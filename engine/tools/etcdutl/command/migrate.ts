@@ -10,24 +10,27 @@
 
 import { statSync } from "node:fs";
 import { join } from "node:path";
-import type { LmdbBackend } from "../../../store/backend/lmdb-backend.ts";
-import { readConsistentIndex } from "../../../store/apply/consistent-index.ts";
-import { readStorageVersion } from "../../../store/apply/meta-state.ts";
+import {
+  readConsistentIndex,
+  readStorageVersion,
+  bytesOfBinaryString,
+  META_KEYS,
+  EntryType,
+  isSnapError,
+  Snapshotter,
+  Wal,
+  walSnapshotEntries,
+} from "../../../store/offline.ts";
+import type { LmdbBackend, WalSnapshot } from "../../../store/offline.ts";
 import { Command } from "../../cobra/command.ts";
 import { ExitCode, errorText, exitWithError } from "../../cobra/exit.ts";
 import { goFsError } from "../../../go/go-errors.ts";
 import { goQuote, parseIntBig } from "../../../go/go-strconv.ts";
 import type { CliIo } from "../../cobra/io.ts";
 import { ExitSignal } from "../../cobra/io.ts";
-import { bytesOfBinaryString } from "../../../store/mvcc/bytes.ts";
-import { META_KEYS } from "../../../store/mvcc/schema.ts";
 import { InternalRaftRequest } from "../../../store/proto/gen/etcdserverpb.ts";
-import { EntryType } from "../../../store/raft/raftpb.ts";
-import { isSnapError } from "../../../store/raft-snap/errors.ts";
-import { Snapshotter } from "../../../store/raft-snap/snapshotter.ts";
-import { Wal, walSnapshotEntries } from "../../../store/wal/index.ts";
-import type { WalSnapshot } from "../../../store/wal/index.ts";
-import { ConsoleLogger } from "../logger.ts";
+import type { Logger } from "../../../go/zap.ts";
+import { consoleLogger } from "../logger.ts";
 import { openBackendOrPanic } from "./backend-file.ts";
 import { backendFileName } from "./defrag.ts";
 
@@ -136,7 +139,7 @@ function setStorageVersion(be: LmdbBackend, v: SemVer | undefined): void {
 
 /** migrate is migrateCommandFunc: it throws an Error carrying etcd's text. */
 export function migrate(io: CliIo, dataDir: string, target: SemVer, force: boolean): void {
-  const lg = new ConsoleLogger(io);
+  const lg = consoleLogger(io);
   const dbPath = backendFileName(dataDir);
   try {
     statSync(dbPath);
@@ -188,7 +191,7 @@ export function migrate(io: CliIo, dataDir: string, target: SemVer, force: boole
 
 /** migrateSchema is schema.UnsafeMigrate between 3.5 and 3.6; it returns etcd's error text on failure. */
 function migrateSchema(
-  lg: ConsoleLogger,
+  lg: Logger,
   be: LmdbBackend,
   from: SemVer,
   to: SemVer,

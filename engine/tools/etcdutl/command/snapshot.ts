@@ -9,9 +9,8 @@ import { ExitCode, exitWithError } from "../../cobra/exit.ts";
 import { goFsError } from "../../../go/go-errors.ts";
 import { goPanic } from "../../cobra/go-panic.ts";
 import type { CliIo } from "../../cobra/io.ts";
-import { snapshotStatus } from "../../../store/snapshot/status.ts";
-import { SnapshotError } from "../../../store/snapshot/snapshot-error.ts";
-import { ConsoleLogger } from "../logger.ts";
+import { snapshotStatus, SnapshotError } from "../../../store/offline.ts";
+import { consoleLogger } from "../logger.ts";
 import { initPrinterFromCmd } from "../printer.ts";
 import { RestoreError, RestorePanic, restoreSnapshot } from "../restore.ts";
 import { UrlError } from "../urls.ts";
@@ -51,7 +50,7 @@ async function restore(io: CliIo, c: Command, args: string[]): Promise<void> {
   const name = f.getString("name");
   const dataDir = f.getString("data-dir") || `${name}.etcd`;
   const walDirFlag = f.getString("wal-dir");
-  const lg = new ConsoleLogger(io);
+  const lg = consoleLogger(io);
   try {
     await restoreSnapshot(
       {
