@@ -43,6 +43,7 @@ export { computeClusterId, computeMemberId } from "./pkg/ids.ts";
 export { checkRestoreDataDir, finishRestoredBackend, prepareRestoredBackend } from "./snapshot/restore.ts";
 export { SnapshotError } from "./snapshot/snapshot-error.ts";
 export { snapshotStatus } from "./snapshot/status.ts";
+export { membershipInV2Format } from "./snapshot/v2-membership.ts";
 
 // For etcdutl's tests only: writing a db file and a snapshot as a member would, and reading a restored
 // member's storage back.

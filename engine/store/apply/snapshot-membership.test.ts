@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { membershipInV2Format } from "../../tools/etcdutl/v2-membership.ts";
+import { membershipInV2Format } from "../snapshot/v2-membership.ts";
 import { utf8Bytes } from "../mvcc/bytes.ts";
 import { decodeSnapshotMembership, encodeSnapshotMembership } from "./snapshot-membership.ts";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dataDirLayout, lockDir, restartMemberStorage, utf8String, ErrCompacted } from "../../store/offline.ts";
 import { TempDirs, etcdutl, openMember, populatedSnapshot, stripTimes } from "./test-fixtures.ts";
-import { membershipInV2Format } from "./v2-membership.ts";
+import { membershipInV2Format } from "../../store/offline.ts";
 
 const tmp = new TempDirs();
 afterEach(() => tmp.removeAll());

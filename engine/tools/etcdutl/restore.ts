@@ -18,12 +18,12 @@ import {
   finishRestoredBackend,
   prepareRestoredBackend,
   SnapshotError,
+  membershipInV2Format,
 } from "../../store/offline.ts";
 import type { Member } from "../../store/offline.ts";
 import { goFsError } from "../../go/go-errors.ts";
 import type { ZapLogger } from "../../go/zap.ts";
 import { newUrls, newUrlsMap, verifyBootstrap } from "./urls.ts";
-import { membershipInV2Format } from "./v2-membership.ts";
 
 /** RestoreConfig is etcdutl's snapshot.RestoreConfig. */
 export interface RestoreConfig {
