@@ -21,6 +21,7 @@ export {
 export type * from "./types/check-context.ts";
 export type * from "./types/status-types.ts";
 export { capabilitiesOf } from "./types/status-types.ts";
+export { humanizeBytes } from "../go/humanize.ts";
 export type * from "./types/api-types.ts";
 export {
   eventsOfType,

@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { parseMs, run, UsageError } from "./commands.ts";
-import { formatBytes, formatEvent, statusTable } from "./format.ts";
+import { humanizeBytes } from "../../go/humanize.ts";
+import { formatEvent, statusTable } from "./format.ts";
 import type { ClusterStatus, LabEvent } from "../index.ts";
 import { noFaults } from "../types/status-types.ts";
 
@@ -42,11 +43,11 @@ describe("lab command", () => {
 
   it("prints sizes like etcdctl (go-humanize SI)", () => {
     expect([
-      formatBytes(0),
-      formatBytes(9),
-      formatBytes(25_000),
-      formatBytes(90_112),
-      formatBytes(2_147_483_648),
+      humanizeBytes(0),
+      humanizeBytes(9),
+      humanizeBytes(25_000),
+      humanizeBytes(90_112),
+      humanizeBytes(2_147_483_648),
     ]).toEqual(["0 B", "9 B", "25 kB", "90 kB", "2.1 GB"]);
   });
 

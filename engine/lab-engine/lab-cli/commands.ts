@@ -2,7 +2,8 @@
 // answer for people. The session and its token come from the shell's environment.
 import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../index.ts";
 import { readFileSync } from "node:fs";
-import { formatBytes, formatEvent, statusTable } from "./format.ts";
+import { humanizeBytes } from "../../go/humanize.ts";
+import { formatEvent, statusTable } from "./format.ts";
 import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
 
 /** LabEnv is what `lab` reads from the environment the lab server gave the shell. */
@@ -285,13 +286,13 @@ async function fillQuota(c: Client, o: Output): Promise<number> {
       last = p;
       if (!p.done) {
         o.progress(
-          `wrote ${p.written} keys (${formatBytes(p.bytes)}); db size ${formatBytes(p.dbSize ?? 0)} of a ${formatBytes(p.quota ?? 0)} quota`,
+          `wrote ${p.written} keys (${humanizeBytes(p.bytes)}); db size ${humanizeBytes(p.dbSize ?? 0)} of a ${humanizeBytes(p.quota ?? 0)} quota`,
         );
       }
     }
   }
   o.progress("");
-  o.out(`wrote ${last.written ?? 0} keys (${formatBytes(last.bytes ?? 0)}) under /lab/fill/`);
+  o.out(`wrote ${last.written ?? 0} keys (${humanizeBytes(last.bytes ?? 0)}) under /lab/fill/`);
   if (last.error) o.out(`stopped: ${last.error}`);
   return last.error && !/database space exceeded/.test(last.error) ? 1 : 0;
 }

@@ -1,16 +1,7 @@
 // How `lab` prints: sizes like etcdctl (go-humanize's SI bytes: "25 kB", "2.1 GB"), the status table, and
 // one line per event.
 import type { ClusterStatus, LabEvent, MemberStatus } from "../index.ts";
-
-const units = ["B", "kB", "MB", "GB", "TB", "PB", "EB"];
-
-/** formatBytes renders a size the way etcdctl's endpoint status does (go-humanize Bytes). */
-export function formatBytes(n: number): string {
-  if (n < 10) return `${n} B`;
-  const e = Math.floor(Math.log(n) / Math.log(1000));
-  const val = Math.floor((n / Math.pow(1000, e)) * 10 + 0.5) / 10;
-  return `${val < 10 ? val.toFixed(1) : val.toFixed(0)} ${units[e]}`;
-}
+import { humanizeBytes } from "../../go/humanize.ts";
 
 function faults(m: MemberStatus): string {
   const parts: string[] = [];
@@ -50,9 +41,9 @@ export function statusTable(s: ClusterStatus): string {
     String(m.term),
     String(m.raftIndex),
     String(m.appliedIndex),
-    formatBytes(m.dbSize),
-    formatBytes(m.dbSizeInUse),
-    formatBytes(m.dbSizeQuota),
+    humanizeBytes(m.dbSize),
+    humanizeBytes(m.dbSizeInUse),
+    humanizeBytes(m.dbSizeQuota),
     m.walFsyncP99Ms === null ? "-" : `${m.walFsyncP99Ms} ms`,
     m.alarms.join(",") || (m.errors.length ? m.errors.join("; ") : ""),
     faults(m),

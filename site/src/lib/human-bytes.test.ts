@@ -15,6 +15,8 @@ describe("humanBytes", () => {
     expect(humanBytes(9949)).toBe("9.9 kB");
     expect(humanBytes(9950)).toBe("10 kB");
     expect(humanBytes(999_999)).toBe("1000 kB");
+    // An exact tie rounds to even, as Go's %.0f does (etcdctl prints 20480 bytes as "20 kB").
+    expect(humanBytes(20480)).toBe("20 kB");
   });
 
   it("prints small and odd values as bytes", () => {
