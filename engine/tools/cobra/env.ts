@@ -6,7 +6,7 @@
 import type { FlagSet } from "./flags.ts";
 import type { CliIo } from "./io.ts";
 import { exitWith } from "./io.ts";
-import { zapJsonLine } from "./zap-json.ts";
+import { zapJsonLine } from "../../go/zap-json.ts";
 
 /** flagToEnv is pkg/flags FlagToEnv: `write-out` → `ETCDCTL_WRITE_OUT`. */
 export function flagToEnv(prefix: string, name: string): string {

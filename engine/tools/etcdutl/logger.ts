@@ -5,8 +5,8 @@
 // logs through it too.
 
 import type { CliIo } from "../cobra/io.ts";
-import { zapConsoleLine } from "../cobra/zap-json.ts";
-import type { ZapValue } from "../cobra/zap-json.ts";
+import { zapConsoleLine } from "../../go/zap-json.ts";
+import type { ZapValue } from "../../go/zap-json.ts";
 import { ZapLogger } from "../../go/zap.ts";
 import type { LogEntry } from "../../go/zap.ts";
 

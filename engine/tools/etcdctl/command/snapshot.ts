@@ -7,8 +7,8 @@ import { closeSync, fsyncSync, openSync, renameSync, rmSync, writeSync } from "n
 import { Command } from "../../cobra/command.ts";
 import { ExitCode, errorText, exitWithError } from "../../cobra/exit.ts";
 import { humanizeBytes } from "../../../go/humanize.ts";
-import { zapJsonLine } from "../../cobra/zap-json.ts";
-import type { ZapField } from "../../cobra/zap-json.ts";
+import { zapJsonLine } from "../../../go/zap-json.ts";
+import type { ZapField } from "../../../go/zap-json.ts";
 import type { Ctl } from "../global.ts";
 import { clientConfigFromCmd } from "../global.ts";
 import { goFsError } from "../../../go/go-errors.ts";

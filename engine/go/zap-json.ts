@@ -2,9 +2,9 @@
 // clientv3's "etcd-client" logger) and zap's console encoder (etcdutl's logger). Field values are encoded as
 // zap encodes them — its string escaping is not JSON.stringify's — so the lines match etcd's byte for byte.
 
-import { formatZapTime } from "../../go/zap.ts";
-import { formatGoDurationNs } from "../../go/go-duration.ts";
-import { decodeRune, utf8Bytes } from "../../go/go-strconv.ts";
+import { formatZapTime } from "./zap.ts";
+import { formatGoDurationNs } from "./go-duration.ts";
+import { decodeRune, utf8Bytes } from "./go-strconv.ts";
 
 /** ZapLevel is a zap level name. */
 export type ZapLevel = "debug" | "info" | "warn" | "error" | "panic" | "fatal";
