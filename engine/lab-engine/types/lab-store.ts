@@ -1,6 +1,6 @@
 // The narrow slice of the etcd API the lab engine itself uses (checks, setup, the kube seed and workload,
 // fill-quota), so every caller goes through one adapter over the engine's etcd client
-// (engine/lab-engine/session/etcd-lab-store.ts). Errors are thrown with etcd's own text as their message.
+// (engine/lab-engine/cluster/etcd-connection.ts). Errors are thrown with etcd's own text as their message.
 import type { SetupContext, StoreReader } from "./check-context.ts";
 
 /** PutOptions attach a key to a lease. */
