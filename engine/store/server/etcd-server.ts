@@ -521,9 +521,13 @@ export class EtcdServer implements MemberHost, LeaseHost {
       return;
     }
     if (e.data.length === 0) return;
-    if (result.raiseNoSpaceAlarm) this.raiseAlarm(AlarmType.NOSPACE);
     this.noteClusterVersion();
-    this.proposals.applied(result.requestId ?? 0n, result);
+    const id = result.requestId ?? 0n;
+    // etcd 3.6 applyEntryNormal: the answer to a write that raised NOSPACE waits until the alarm is applied
+    // here, so a client that saw the error finds the alarm in a following `alarm list`.
+    if (result.raiseNoSpaceAlarm)
+      void this.raiseAlarm(AlarmType.NOSPACE).then(() => this.proposals.applied(id, result));
+    else this.proposals.applied(id, result);
   }
 
   /** noteClusterVersion updates etcd_cluster_version once the cluster version is (re)decided. */
@@ -845,14 +849,17 @@ export class EtcdServer implements MemberHost, LeaseHost {
     return resp?.alarms ?? [];
   }
 
-  /** raiseAlarm activates an alarm for this member through Raft (NOSPACE from the quota, in the background). */
-  raiseAlarm(alarm: AlarmType): void {
-    this.alarm(AlarmRequest_AlarmAction.ACTIVATE, this.memberId, alarm).catch((err: unknown) => {
-      this.logger.warn("etcdserver/server.go:2522", "failed to raise alarm", {
-        alarm: AlarmType[alarm],
-        error: isEtcdError(err) ? err.message : (err as Error).message,
-      });
-    });
+  /** raiseAlarm activates an alarm for this member through Raft; it settles once applied here, or failed. */
+  raiseAlarm(alarm: AlarmType): Promise<void> {
+    return this.alarm(AlarmRequest_AlarmAction.ACTIVATE, this.memberId, alarm).then(
+      () => undefined,
+      (err: unknown) => {
+        this.logger.warn("etcdserver/server.go:2522", "failed to raise alarm", {
+          alarm: AlarmType[alarm],
+          error: isEtcdError(err) ? err.message : (err as Error).message,
+        });
+      },
+    );
   }
 
   private async compactForCompactor(revision: number): Promise<EtcdError | undefined> {
