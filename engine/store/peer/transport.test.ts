@@ -7,7 +7,7 @@ import { ZapLogger, nopLogger } from "../../go/zap.ts";
 import { Registry } from "../metrics/registry.ts";
 import { MessageType, type LogIndex, type Message, type NodeId, type Term } from "../raft/raftpb.ts";
 import { bindAll } from "../pkg/bound-listener.ts";
-import { PeerTransport, type MessageCodec } from "./transport.ts";
+import { PeerTransport, type MessageCodec, type PeerHandler } from "./transport.ts";
 
 // A test-only codec: the real one is the generated raftpb codec; this keeps the transport test independent.
 const jsonCodec: MessageCodec = {
@@ -43,43 +43,60 @@ function msg(from: bigint, to: bigint, type = MessageType.MsgHeartbeat, extra: P
   };
 }
 
-async function pair(dir: string, clusterB = 7n) {
-  const got: { a: Message[]; b: Message[]; snaps: [Message, string][] } = { a: [], b: [], snaps: [] };
-  const unreachable: bigint[] = [];
-  const snapStatus: [bigint, boolean][] = [];
-  const base = async (id: bigint, sink: Message[], cluster: bigint) => ({
-    localId: id as NodeId,
-    clusterId: () => cluster,
-    listeners: await bindAll([new URL("http://127.0.0.1:0")]),
-    codec: jsonCodec,
-    standing: () => "member" as const,
-    onRaftMessage: (m: Message) => void sink.push(m),
-    onUnreachable: (p: NodeId) => void unreachable.push(p),
-    onSnapshotStatus: (p: NodeId, ok: boolean) => void snapStatus.push([p, ok]),
-    onRequest: async (from: bigint, method: string, body: unknown) => {
-      if (method === "fail") throw new Error("etcdserver: requested lease not found");
-      return { echo: body, from: from.toString(), method };
-    },
-    snapshotDir: dir,
-    onSnapshotReceived: (m: Message, path: string) => void got.snaps.push([m, path]),
-    snapshotSource: async () => {
+/** Peer is one side of a test pair: what its handler saw. */
+interface Peer {
+  got: Message[];
+  snaps: [Message, string][];
+  unreachable: bigint[];
+  snapStatus: [bigint, boolean][];
+}
+
+/** peer makes an unstarted transport and a handler that records what the transport hands the member. */
+async function peer(id: bigint, cluster: bigint, dir: string): Promise<{ t: PeerTransport; h: PeerHandler } & Peer> {
+  const seen: Peer = { got: [], snaps: [], unreachable: [], snapStatus: [] };
+  const h: PeerHandler = {
+    process: (m) => void seen.got.push(m),
+    isIDRemoved: () => false,
+    reportUnreachable: (p) => void seen.unreachable.push(p),
+    reportSnapshot: (p, ok) => void seen.snapStatus.push([p, ok]),
+    processSnapshot: (m, path) => void seen.snaps.push([m, path]),
+    openSnapshot: async () => {
       const path = join(dir, "source.db");
       writeFileSync(path, Buffer.alloc(600_000, 9));
       return { path, bytes: 600_000, release: () => {} };
+    },
+    serve: async (from, method, body) => {
+      if (method === "fail") throw new Error("etcdserver: requested lease not found");
+      return { echo: body, from: from.toString(), method };
     },
     clusterInfo: () => ({
       clusterId: cluster,
       members: [{ id, name: `m${id}`, peerURLs: ["http://x:1"], clientURLs: [], isLearner: false }],
     }),
+  };
+  const t = new PeerTransport({
+    localId: id as NodeId,
+    clusterId: cluster,
+    listeners: await bindAll([new URL("http://127.0.0.1:0")]),
+    codec: jsonCodec,
+    snapshotDir: dir,
     logger: nopLogger,
     registry: new Registry(),
     nowMs: () => Date.now(),
   });
-  const a = PeerTransport.listen(await base(1n, got.a, 7n));
-  const b = PeerTransport.listen(await base(2n, got.b, clusterB));
-  a.addPeer(2n as NodeId, "m2", [`http://127.0.0.1:${b.addresses()[0]?.port}`]);
-  b.addPeer(1n as NodeId, "m1", [`http://127.0.0.1:${a.addresses()[0]?.port}`]);
-  return { a, b, got, unreachable, snapStatus };
+  return { t, h, ...seen };
+}
+
+/** pair makes members 1 and 2, each a peer of the other; 2 is started only when `startB`. */
+async function pair(dir: string, clusterB = 7n, startB = true) {
+  const pa = await peer(1n, 7n, dir);
+  const pb = await peer(2n, clusterB, dir);
+  pa.t.start(pa.h);
+  if (startB) pb.t.start(pb.h);
+  pa.t.addPeer(2n as NodeId, "m2", [`http://127.0.0.1:${pb.t.addresses()[0]?.port}`]);
+  pb.t.addPeer(1n as NodeId, "m1", [`http://127.0.0.1:${pa.t.addresses()[0]?.port}`]);
+  const got = { a: pa.got, b: pb.got, snaps: pb.snaps };
+  return { a: pa.t, b: pb.t, hb: pb.h, got, unreachable: pa.unreachable, snapStatus: pa.snapStatus };
 }
 
 async function until(cond: () => boolean, ms = 3000): Promise<void> {
@@ -97,9 +114,9 @@ describe("PeerTransport", () => {
   });
 
   /** started makes a pair in a fresh directory, closed and removed after the test. */
-  async function started(clusterB?: bigint) {
+  async function started(clusterB?: bigint, startB = true) {
     const dir = mkdtempSync(join(tmpdir(), "peer-"));
-    const p = await pair(dir, clusterB);
+    const p = await pair(dir, clusterB, startB);
     cleanup.push(
       () => p.a.close(),
       () => p.b.close(),
@@ -116,6 +133,17 @@ describe("PeerTransport", () => {
     expect(got.b.map((m) => m.index)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1));
     expect(await a.request(2n, "renew", { id: "5" }, 1000)).toEqual({ echo: { id: "5" }, from: "1", method: "renew" });
     await expect(a.request(2n, "fail", {}, 1000)).rejects.toThrow("etcdserver: requested lease not found");
+  });
+
+  it("holds a peer's connection unread until start binds the member, then delivers", async () => {
+    const { a, b, hb, got } = await started(7n, false);
+    a.send([msg(1n, 2n, MessageType.MsgApp, { index: 1 as LogIndex })]);
+    await expect(a.request(2n, "renew", {}, 200)).rejects.toThrow("context deadline exceeded");
+    expect(got.b).toEqual([]);
+    b.start(hb);
+    expect(() => b.start(hb)).toThrow("peer transport: started twice");
+    await until(() => got.b.length === 1);
+    expect(got.b[0]?.index).toBe(1);
   });
 
   it("writes the frames of one send to a peer in one system call", async () => {

@@ -16,6 +16,7 @@ import { FrameDecoder, FrameKind, encodeFrame, jsonFrame, parseJsonBody } from "
 import { errnoText } from "../../go/go-errors.ts";
 import type { BoundListener } from "../pkg/bound-listener.ts";
 import { formatId } from "../pkg/ids.ts";
+import { assert } from "../../common/assert.ts";
 import type { DropDirection } from "../pkg/control-channel.ts";
 
 /** MessageCodec encodes raft messages for the wire. */
@@ -35,31 +36,49 @@ export class PeerRequestError extends Error {
   }
 }
 
-/** PeerStanding says whether an id may talk to this member. */
-export type PeerStanding = "member" | "removed" | "unknown";
+/**
+ * PeerHandler is the member as its transport sees it: etcd's rafthttp.Raft (Process, IsIDRemoved,
+ * ReportUnreachable, ReportSnapshot), plus what etcd's peer HTTP handlers ask of the server beside the Raft
+ * streams: a received snapshot db (snapshotHandler), the db to send with a MsgSnap, the peer calls (lease
+ * forwarding, promote) and a joining member's GET /members. PeerTransport.start hands it to the transport.
+ */
+export interface PeerHandler {
+  /** process steps a Raft message received from a peer (rafthttp.Raft.Process). */
+  process(m: Message): void;
+  /** isIDRemoved says whether an id was removed from the cluster; its streams are refused (rafthttp.Raft.IsIDRemoved). */
+  isIDRemoved(id: bigint): boolean;
+  /** reportUnreachable tells Raft a message to a peer could not be sent (rafthttp.Raft.ReportUnreachable). */
+  reportUnreachable(id: NodeId): void;
+  /** reportSnapshot tells Raft whether a MsgSnap reached a peer (rafthttp.Raft.ReportSnapshot). */
+  reportSnapshot(id: NodeId, ok: boolean): void;
+  /** processSnapshot hands over a received MsgSnap whose db is already at `dbPath` (etcd: SaveDBFrom, then Process). */
+  processSnapshot(m: Message, dbPath: string): void;
+  /** openSnapshot opens the db to send with a MsgSnap (a consistent copy) and says how big it is. */
+  openSnapshot(m: Message): Promise<SnapshotSource>;
+  /** serve answers a peer's unary call; a rejection sends its text (and a numeric `code`) back. */
+  serve(from: bigint, method: string, body: unknown): Promise<unknown>;
+  /** clusterInfo answers a joining member's question "who is in this cluster?" (etcd: GET /members). */
+  clusterInfo(): { clusterId: bigint; members: ClusterMember[] };
+}
 
-/** PeerTransportOptions wires the transport into the member. */
+/** SnapshotSource is a db file to send with a MsgSnap; release frees it once the transfer is over. */
+export interface SnapshotSource {
+  path: string;
+  bytes: number;
+  release: () => void;
+}
+
+/** PeerTransportOptions configures the transport (etcd's rafthttp.Transport fields); the member comes in start(). */
 export interface PeerTransportOptions {
   localId: NodeId;
-  clusterId: () => bigint;
+  /** clusterId is the cluster this member belongs to, fixed when it boots (rafthttp.Transport.ClusterID). */
+  clusterId: bigint;
   /** listeners are the bound peer listeners (bindAll(listen-peer-urls)); the transport serves and closes them. */
   listeners: readonly BoundListener[];
   tls?: SecureContextOptions & { requestCert?: boolean; rejectUnauthorized?: boolean };
   codec: MessageCodec;
-  standing: (id: bigint) => PeerStanding;
-  onRaftMessage: (m: Message) => void;
-  onUnreachable: (id: NodeId) => void;
-  onSnapshotStatus: (id: NodeId, ok: boolean) => void;
-  /** onRequest serves a peer's unary call; throwing sends the error text back. */
-  onRequest: (from: bigint, method: string, body: unknown) => Promise<unknown>;
   /** snapshotDir is where received snapshot dbs are written (`<index>.snap.db`, as etcd names them). */
   snapshotDir: string;
-  /** onSnapshotReceived hands a received MsgSnap and its db file path to the server. */
-  onSnapshotReceived: (m: Message, dbPath: string) => void;
-  /** snapshotSource opens the db to send with a MsgSnap (a consistent copy) and says how big it is. */
-  snapshotSource: (m: Message) => Promise<{ path: string; bytes: number; release: () => void }>;
-  /** clusterInfo answers a joining member's question "who is in this cluster?" (etcd: GET /members). */
-  clusterInfo: () => { clusterId: bigint; members: ClusterMember[] };
   logger: Logger;
   registry: Registry;
   nowMs: () => number;
@@ -110,18 +129,30 @@ export class PeerTransport {
   private readonly dropOut = new Set<string>();
   private readonly delayOutMs = new Map<string, number>();
   private readonly m: PeerMetrics;
+  private handler: PeerHandler | undefined;
 
-  private constructor(private readonly opts: PeerTransportOptions) {
+  /**
+   * constructor makes a transport that does not serve yet: the member it delivers to is built around it
+   * (its Raft driver sends through it), so start hands the member over afterwards. Until then connections
+   * to the listeners wait unread (BoundListener).
+   */
+  constructor(private readonly opts: PeerTransportOptions) {
     this.m = new PeerMetrics(opts.registry);
   }
 
-  /** listen starts serving the peer listeners. */
-  static listen(opts: PeerTransportOptions): PeerTransport {
-    const t = new PeerTransport(opts);
-    for (const l of opts.listeners) l.serve((s) => t.accept(s));
-    t.pingTimer = setInterval(() => t.pingAll(), pingIntervalMs);
-    t.pingTimer.unref();
-    return t;
+  /** start binds the member this transport delivers to and serves the peer listeners (once). */
+  start(handler: PeerHandler): void {
+    assert(this.handler === undefined, "peer transport: started twice");
+    this.handler = handler;
+    for (const l of this.opts.listeners) l.serve((s) => this.accept(s));
+    this.pingTimer = setInterval(() => this.pingAll(), pingIntervalMs);
+    this.pingTimer.unref();
+  }
+
+  /** raft is the member start() bound (etcd: Transport.Raft); reaching for it before then is a programmer error. */
+  private get raft(): PeerHandler {
+    assert(this.handler, "peer transport: used before start(handler)");
+    return this.handler;
   }
 
   /**
@@ -243,7 +274,9 @@ export class PeerTransport {
           p.sock.cork();
           (corked ??= []).push(p.sock);
         }
-        this.enqueue(p, encodeFrame(FrameKind.Raft, this.opts.codec.encode(m)), () => this.opts.onUnreachable(m.to));
+        this.enqueue(p, encodeFrame(FrameKind.Raft, this.opts.codec.encode(m)), () =>
+          this.raft.reportUnreachable(m.to),
+        );
       }
     } finally {
       if (corked) for (const s of corked) s.uncork();
@@ -336,7 +369,7 @@ export class PeerTransport {
     sock.once(url.protocol === "https:" ? "secureConnect" : "connect", () => {
       sock.write(
         jsonFrame(FrameKind.Hello, {
-          clusterId: this.opts.clusterId(),
+          clusterId: this.opts.clusterId,
           from: this.opts.localId,
           to: p.id,
           purpose: "stream",
@@ -500,13 +533,13 @@ export class PeerTransport {
   }
 
   private async sendSnapshot(p: PeerState, m: Message): Promise<void> {
-    let src: { path: string; bytes: number; release: () => void } | undefined;
+    let src: SnapshotSource | undefined;
     let ok = false;
     const started = this.opts.nowMs();
     const to = { To: formatId(p.id) };
     this.m.snapshotSendInflights.add(1, to);
     try {
-      src = await this.opts.snapshotSource(m);
+      src = await this.raft.openSnapshot(m);
       ok = await this.transferSnapshot(p, m, src.path, src.bytes);
     } catch (err) {
       this.opts.logger.warn("rafthttp/snapshot_sender.go:129", "failed to send database snapshot", {
@@ -531,7 +564,7 @@ export class PeerTransport {
         took: `${this.opts.nowMs() - started}ms`,
       });
     }
-    this.opts.onSnapshotStatus(p.id, ok);
+    this.raft.reportSnapshot(p.id, ok);
   }
 
   private async transferSnapshot(p: PeerState, m: Message, path: string, bytes: number): Promise<boolean> {
@@ -545,7 +578,7 @@ export class PeerTransport {
       await once(sock, url.protocol === "https:" ? "secureConnect" : "connect");
       sock.write(
         jsonFrame(FrameKind.Hello, {
-          clusterId: this.opts.clusterId(),
+          clusterId: this.opts.clusterId,
           from: this.opts.localId,
           to: p.id,
           purpose: "snapshot",
@@ -605,7 +638,7 @@ export class PeerTransport {
           if (kind !== FrameKind.Hello) return void sock.destroy();
           const hello = parseJsonBody<{ clusterId: string; from: string; to: string; purpose?: string }>(body);
           if (hello.purpose === "cluster") {
-            const info = this.opts.clusterInfo();
+            const info = this.raft.clusterInfo();
             sock.end(jsonFrame(FrameKind.HelloAck, { ok: true, clusterId: info.clusterId, members: info.members }));
             return;
           }
@@ -624,7 +657,7 @@ export class PeerTransport {
         if (this.dropIn.has(fromName || (this.peers.get(from)?.name ?? ""))) continue;
         switch (kind) {
           case FrameKind.Raft:
-            this.opts.onRaftMessage(this.opts.codec.decode(body));
+            this.raft.process(this.opts.codec.decode(body));
             break;
           case FrameKind.Ping:
             sock.write(encodeFrame(FrameKind.Pong, body));
@@ -632,7 +665,7 @@ export class PeerTransport {
           case FrameKind.Request: {
             const req = parseJsonBody<{ id: number; method: string; body: unknown }>(body);
             const peerId = from;
-            this.opts.onRequest(peerId, req.method, req.body).then(
+            this.raft.serve(peerId, req.method, req.body).then(
               (res) => sock.writable && sock.write(jsonFrame(FrameKind.Response, { id: req.id, ok: true, body: res })),
               (err: { message: string; code?: unknown }) =>
                 sock.writable &&
@@ -673,7 +706,7 @@ export class PeerTransport {
                   this.m.snapshotReceiveInflights.add(-1, labels);
                   this.m.snapshotReceiveSuccess.inc(1, labels);
                   this.m.snapshotReceiveSeconds.observe((this.opts.nowMs() - s.startMs) / 1000, labels);
-                  this.opts.onSnapshotReceived(s.msg, final);
+                  this.raft.processSnapshot(s.msg, final);
                   if (sock.writable) sock.write(jsonFrame(FrameKind.Response, { id: 0, ok: true }));
                 },
                 () => {
@@ -693,7 +726,7 @@ export class PeerTransport {
   }
 
   private checkHello(clusterId: bigint, from: bigint, to: bigint): string | undefined {
-    const mine = this.opts.clusterId();
+    const mine = this.opts.clusterId;
     if (mine !== 0n && clusterId !== 0n && clusterId !== mine) {
       this.opts.logger.warn("rafthttp/http.go:500", "request cluster ID mismatch", {
         "local-member-id": formatId(this.opts.localId),
@@ -704,8 +737,7 @@ export class PeerTransport {
     }
     if (to !== this.opts.localId)
       return `member id mismatch (want ${formatId(this.opts.localId)}, got ${formatId(to)})`;
-    const standing = this.opts.standing(from);
-    if (standing === "removed") {
+    if (this.raft.isIDRemoved(from)) {
       this.opts.logger.warn("rafthttp/http.go:425", "rejected stream from remote peer because it was removed", {
         "local-member-id": formatId(this.opts.localId),
         "remote-peer-id-stream-handler": formatId(this.opts.localId),

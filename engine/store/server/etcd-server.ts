@@ -19,7 +19,7 @@ import { formatGoDuration, type Logger } from "../../go/zap.ts";
 import { autoCompactionRetentionMs, type MemberConfig } from "../config/config.ts";
 import { Registry } from "../metrics/registry.ts";
 import { EtcdError, isEtcdError } from "../mvcc/errors.ts";
-import { PeerRequestError, PeerTransport } from "../peer/transport.ts";
+import { PeerRequestError, PeerTransport, type PeerHandler } from "../peer/transport.ts";
 import type { AlarmMember, ResponseHeader } from "../proto/gen/etcdserverpb.ts";
 import { AlarmRequest_AlarmAction, AlarmType, InternalRaftRequest } from "../proto/gen/etcdserverpb.ts";
 import { Message as MessageCodec } from "../proto/gen/raftpb.ts";
@@ -35,7 +35,7 @@ import {
 } from "../raft/index.ts";
 import { snapMetrics } from "../raft-snap/metrics.ts";
 import { walMetrics } from "../wal/metrics.ts";
-import { bootstrap, type Bootstrapped, type RemoteCluster } from "./bootstrap.ts";
+import { bootstrap, type Bootstrapped } from "./bootstrap.ts";
 import type { BoundListener } from "../pkg/bound-listener.ts";
 import { startCompactor, type Compactor } from "./compactor.ts";
 import { isConnectedSince, isConnectedToQuorumSince } from "./connectivity.ts";
@@ -98,7 +98,7 @@ export class EtcdServer implements MemberHost, LeaseHost {
   readonly logger: Logger;
   readonly registry: Registry;
   readonly memberId: bigint;
-  clusterId: bigint;
+  readonly clusterId: bigint;
   readonly sm: StateMachine;
   readonly backend: LmdbBackend;
   readonly transport: PeerTransport;
@@ -278,6 +278,26 @@ export class EtcdServer implements MemberHost, LeaseHost {
     );
   }
 
+  /** newPeerHandler is this member as its peer transport sees it (etcd's EtcdServer implements rafthttp.Raft). */
+  private newPeerHandler(): PeerHandler {
+    return {
+      process: (m) => this.driver.step(m),
+      isIDRemoved: (id) => this.sm.membership.isRemoved(id),
+      reportUnreachable: (id) => this.driver.reportUnreachable(id),
+      reportSnapshot: (id, ok) => this.driver.reportSnapshot(id, ok),
+      processSnapshot: (m, dbPath) => {
+        this.snapshots.receivedDb(m.snapshot?.metadata.index ?? 0, dbPath);
+        this.driver.step(m);
+      },
+      openSnapshot: async () => {
+        const snap = await this.backend.snapshot();
+        return { path: snap.path, bytes: snap.sizeBytes, release: () => snap.release() };
+      },
+      serve: (from, method, body) => this.onPeerRequest(from, method, body),
+      clusterInfo: () => ({ clusterId: this.clusterId, members: this.members() }),
+    };
+  }
+
   /** newCompactor starts the auto-compactor paused (it runs while this member leads). */
   private newCompactor(): Compactor | undefined {
     const c = this.config;
@@ -299,7 +319,6 @@ export class EtcdServer implements MemberHost, LeaseHost {
   static async start(opts: EtcdServerOptions): Promise<EtcdServer> {
     const c = opts.config;
     const registry = opts.registry ?? new Registry();
-    let server: EtcdServer | undefined;
     const peerTls = tlsOptions(c.peerTls);
     let boot: Bootstrapped;
     try {
@@ -316,36 +335,18 @@ export class EtcdServer implements MemberHost, LeaseHost {
       throw err;
     }
     mkdirSync(boot.layout.snapDir, { recursive: true, mode: 0o700 });
-    const transport = PeerTransport.listen({
+    const transport = new PeerTransport({
       localId: boot.memberId as NodeId,
-      clusterId: () => server?.clusterId ?? boot.clusterId,
+      clusterId: boot.clusterId,
       listeners: opts.peerListeners,
       ...(peerTls ? { tls: peerTls } : {}),
       codec: MessageCodec,
-      standing: (id) => server?.standing(id) ?? "member",
-      onRaftMessage: (m) => server?.driver.step(m),
-      onUnreachable: (id) => server?.driver.reportUnreachable(id),
-      onSnapshotStatus: (id, ok) => server?.driver.reportSnapshot(id, ok),
-      onRequest: (from, method, body) => {
-        if (!server) return Promise.reject(ErrStopped);
-        return server.onPeerRequest(from, method, body);
-      },
       snapshotDir: boot.layout.snapDir,
-      onSnapshotReceived: (m, path) => {
-        if (!server) return;
-        server.snapshots.receivedDb(m.snapshot?.metadata.index ?? 0, path);
-        server.driver.step(m);
-      },
-      snapshotSource: async () => {
-        if (!server) throw ErrStopped;
-        const snap = await server.backend.snapshot();
-        return { path: snap.path, bytes: snap.sizeBytes, release: () => snap.release() };
-      },
-      clusterInfo: () => server?.clusterInfo() ?? { clusterId: boot.clusterId, members: [] },
       logger: opts.logger,
       registry,
       nowMs,
     });
+    let server: EtcdServer;
     try {
       server = new EtcdServer(opts, boot, transport, registry);
     } catch (err) {
@@ -354,6 +355,8 @@ export class EtcdServer implements MemberHost, LeaseHost {
       boot.lock.release();
       throw err;
     }
+    // The member is whole: peer connections, held unread until now, reach it from here on.
+    transport.start(server.newPeerHandler());
     server.run();
     return server;
   }
@@ -469,15 +472,6 @@ export class EtcdServer implements MemberHost, LeaseHost {
   /** hasLeader says whether this member knows a leader. */
   hasLeader(): boolean {
     return this.lead !== 0n;
-  }
-
-  private standing(id: bigint): "member" | "removed" | "unknown" {
-    if (this.sm.membership.isRemoved(id)) return "removed";
-    return this.sm.membership.member(id) ? "member" : "unknown";
-  }
-
-  private clusterInfo(): RemoteCluster {
-    return { clusterId: this.clusterId, members: this.members() };
   }
 
   // ---- Raft application -----------------------------------------------------------------------------
