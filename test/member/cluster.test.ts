@@ -8,7 +8,7 @@ import { ETCD_VERSION } from "../../engine/common/version.ts";
 import { EtcdClient } from "../../engine/store/client/index.ts";
 import { GrpcChannel, unaryCall } from "../../engine/store/grpc/index.ts";
 import { KVService, PutRequest, RangeRequest, RequestOp } from "../../engine/store/proto/gen/etcdserverpb.ts";
-import { TestCluster } from "./harness.ts";
+import { TestCluster, until } from "./harness.ts";
 
 const enc = new TextEncoder();
 let cluster: TestCluster;
@@ -28,16 +28,6 @@ async function leaderName(): Promise<string> {
     }
   }
   throw new Error("no leader");
-}
-
-async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }
 
 /** families parses Prometheus text into name → {type, help, samples}. */

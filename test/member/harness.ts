@@ -348,3 +348,14 @@ async function killAndWait(pid: number): Promise<void> {
   }
   for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
 }
+
+/** until polls `fn` every 100 ms until it returns a value (errors count as not yet), or fails naming `what`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { ControlClient } from "../../engine/lab-engine/cluster/control-client.ts";
 import { EtcdClient } from "../../engine/store/client/index.ts";
 import { AlarmType } from "../../engine/store/proto/gen/etcdserverpb.ts";
-import { TestCluster } from "./harness.ts";
+import { TestCluster, until } from "./harness.ts";
 
 /** quotaBytes holds one 600 kB value and refuses a second; batch limit 1 commits (and sizes) every write. */
 const quotaBytes = 1024 * 1024;
@@ -16,14 +16,6 @@ let cluster: TestCluster;
 
 function client(name: string): EtcdClient {
   return new EtcdClient({ endpoints: [cluster.endpoint(name)], commandTimeoutMs: 15_000 });
-}
-
-async function until(what: string, fn: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 beforeAll(async () => {
@@ -63,8 +55,10 @@ it("answers a write refused with NOSPACE at apply after its member's alarm is ap
       () => undefined,
       (e: unknown) => e as Error,
     );
-    await until("the follower's proposal", async () =>
-      /^etcd_server_proposals_pending 1$/m.test((await cluster.httpGet(follower, "/metrics")).body),
+    await until(
+      "the follower's proposal",
+      async () =>
+        /^etcd_server_proposals_pending 1$/m.test((await cluster.httpGet(follower, "/metrics")).body) || undefined,
     );
     await clients.get(leader)?.put({ key: enc.encode("first"), value });
     expect((await lateErr)?.message).toContain("etcdserver: mvcc: database space exceeded");
