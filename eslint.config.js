@@ -51,6 +51,11 @@ const layer = {
     message: "The store and the tools do not import the lab engine (engine/README.md).",
   },
   notLab: { regex: "^(\\.\\./)+lab/", message: "Only the lab engine imports lab/ (engine/README.md)." },
+  notKube: { regex: "(^|/)kube/", message: "The store does not import engine/kube (engine/README.md)." },
+  kubeApiOnly: {
+    regex: "(^|/)kube/(?!api/)",
+    message: "The tools import engine/kube/api only, never the apiserver or the simulation (engine/README.md).",
+  },
   storeClientSide: {
     regex: "(^|/)store/(?!client/|proto/|grpc/)",
     message:
@@ -122,12 +127,19 @@ export default tseslint.config(
     },
   },
   // The products and their import rules (engine/README.md), then the pure cores (tsconfig.pure.json).
-  { files: ["engine/store/**/*.ts"], rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab) },
-  { files: ["engine/tools/**/*.ts"], rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSide) },
+  {
+    files: ["engine/store/**/*.ts"],
+    rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab, layer.notKube),
+  },
+  {
+    files: ["engine/tools/**/*.ts"],
+    rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSide, layer.kubeApiOnly),
+  },
   {
     files: ["engine/tools/etcdutl/**/*.ts"],
-    rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSideOrOffline),
+    rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSideOrOffline, layer.kubeApiOnly),
   },
+  { files: ["engine/kube/**/*.ts"], rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab, layer.storeClientSide) },
   { files: ["engine/lab-engine/**/*.ts"], rules: restrict(layer.notTools, layer.storeClientSide) },
   { files: ["engine/go/**/*.ts"], rules: restrict(layer.go) },
   { files: ["site/**/*.{ts,mjs,js}"], rules: restrict(layer.siteEntry, layer.notLab) },
