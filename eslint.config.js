@@ -139,7 +139,10 @@ export default tseslint.config(
     files: ["engine/tools/etcdutl/**/*.ts"],
     rules: restrict(layer.notLabEngine, layer.notLab, layer.storeClientSideOrOffline, layer.kubeApiOnly),
   },
-  { files: ["engine/kube/**/*.ts"], rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab, layer.storeClientSide) },
+  {
+    files: ["engine/kube/**/*.ts"],
+    rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab, layer.storeClientSide),
+  },
   { files: ["engine/lab-engine/**/*.ts"], rules: restrict(layer.notTools, layer.storeClientSide) },
   { files: ["engine/go/**/*.ts"], rules: restrict(layer.go) },
   { files: ["site/**/*.{ts,mjs,js}"], rules: restrict(layer.siteEntry, layer.notLab) },
