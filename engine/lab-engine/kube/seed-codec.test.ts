@@ -13,13 +13,11 @@ function reencode(value: Uint8Array, key: string): Uint8Array {
 }
 
 describe("the seed through the storage codec", () => {
-  it("re-encodes every value the seed writes to the same object, and is a fixpoint on its own output", () => {
+  it("decodes every value the seed writes and re-encodes it to the identical bytes", () => {
     for (const seed of [1, 7, 42]) {
-      for (const e of seedPlan(seed).entries) {
-        const once = reencode(e.value, e.key);
-        expect(decodeObject(once), e.key).toEqual(decodeObject(e.value));
-        expect(hex(reencode(once, e.key)), e.key).toBe(hex(once));
-      }
+      const entries = seedPlan(seed).entries;
+      expect(entries.length).toBeGreaterThan(90);
+      for (const e of entries) expect(hex(reencode(e.value, e.key)), e.key).toBe(hex(e.value));
     }
   });
 
