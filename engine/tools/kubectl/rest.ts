@@ -159,8 +159,6 @@ export function responseError(status: number, body: Buffer, method: string, url:
   } catch {
     // not a Status: fall through to client-go's generic error
   }
-  void method;
-  void url;
   const reasons: Record<number, [string, string]> = {
     400: ["BadRequest", "the server rejected our request for an unknown reason"],
     401: ["Unauthorized", "the server has asked for the client to provide credentials"],
@@ -174,7 +172,14 @@ export function responseError(status: number, body: Buffer, method: string, url:
     503: ["ServiceUnavailable", "the server is currently unable to handle the request"],
     504: ["Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"],
   };
-  const [reason, message] = reasons[status] ?? ["", `an error on the server ("${text.trim()}") has prevented the request from succeeding`];
+  const [reason, generic] = reasons[status] ?? [
+    "",
+    `an error on the server ("${text.trim()}") has prevented the request from succeeding`,
+  ];
+  const { resource, name } = resourceOfUrl(url);
+  let message = generic;
+  if (resource !== "" && name !== "") message += ` (${method.toLowerCase()} ${resource} ${name})`;
+  else if (resource !== "") message += ` (${method.toLowerCase()} ${resource})`;
   return new ApiError({
     kind: "Status",
     apiVersion: "v1",
@@ -184,4 +189,24 @@ export function responseError(status: number, body: Buffer, method: string, url:
     ...(reason !== "" ? { reason } : {}),
     code: status,
   });
+}
+
+/** resourceOfUrl reads the group resource and name of an API URL, as client-go's request knows them. */
+function resourceOfUrl(url: string): { resource: string; name: string } {
+  let path: string[];
+  try {
+    path = new URL(url).pathname.split("/").filter((p) => p !== "");
+  } catch {
+    return { resource: "", name: "" };
+  }
+  let group = "";
+  if (path[0] === "api") path = path.slice(2);
+  else if (path[0] === "apis") {
+    group = path[1] ?? "";
+    path = path.slice(3);
+  } else return { resource: "", name: "" };
+  if (path[0] === "namespaces" && path.length > 2) path = path.slice(2);
+  const res = path[0] ?? "";
+  if (res === "") return { resource: "", name: "" };
+  return { resource: group === "" ? res : `${res}.${group}`, name: decodeURIComponent(path[1] ?? "") };
 }

@@ -87,16 +87,31 @@ function deletions(original: Obj, modified: Obj): Obj {
   return out;
 }
 
-/** changes are modified's values that differ from current (recursively through maps, lists whole). */
-function changes(current: Obj, modified: Obj): Obj {
+/** subsetEqual says whether every field of m is in c with the same value (server defaults aside). */
+function subsetEqual(m: JsonValue | undefined, c: JsonValue | undefined): boolean {
+  if (Array.isArray(m)) {
+    return Array.isArray(c) && m.length === c.length && m.every((x, i) => subsetEqual(x, c[i]));
+  }
+  if (isObj(m)) return isObj(c) && Object.keys(m).every((k) => subsetEqual(m[k], c[k]));
+  return m === c;
+}
+
+/**
+ * changes are modified's values that differ from current, recursively through maps. A list is sent whole
+ * when an element differs from the live one (fields the server defaulted aside) or from the last applied.
+ */
+function changes(current: Obj, modified: Obj, original: Obj | undefined): Obj {
   const out: Obj = {};
   for (const k of Object.keys(modified)) {
     const m = modified[k] as JsonValue;
     const c = current[k];
+    const o = original?.[k];
     if (isObj(m) && isObj(c)) {
-      const sub = changes(c, m);
+      const sub = changes(c, m, isObj(o) ? o : undefined);
       if (Object.keys(sub).length > 0) out[k] = sub;
-    } else if (c === undefined || JSON.stringify(c) !== JSON.stringify(m)) out[k] = m;
+    } else if (Array.isArray(m)) {
+      if (!subsetEqual(m, c) || (o !== undefined && marshalJson(o) !== marshalJson(m))) out[k] = m;
+    } else if (c === undefined || marshalJson(c) !== marshalJson(m)) out[k] = m;
   }
   return out;
 }
@@ -111,7 +126,7 @@ function mergeInto(a: Obj, b: Obj): Obj {
 
 /** threeWayMergePatch is jsonmergepatch.CreateThreeWayJSONMergePatch. */
 export function threeWayMergePatch(original: Obj, modified: Obj, current: Obj): Obj {
-  return mergeInto(deletions(original, modified), changes(current, modified));
+  return mergeInto(deletions(original, modified), changes(current, modified, original));
 }
 
 /** newApplyCommand builds `kubectl apply`. */

@@ -91,7 +91,9 @@ export function newApiResourcesCommand(kube: Kube): Command {
         if (namespaced() !== undefined && r.namespaced !== namespaced()) return false;
         return true;
       });
-      rows.sort((a, b) => (a.group < b.group ? -1 : a.group > b.group ? 1 : 0));
+      rows.sort((a, b) =>
+        a.group !== b.group ? (a.group < b.group ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+      );
       if (output() === "name") {
         kube.io.stdout(rows.map((r) => `${r.group === "" ? r.name : `${r.name}.${r.group}`}\n`).join(""));
         return;

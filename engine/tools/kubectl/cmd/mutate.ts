@@ -133,11 +133,14 @@ export function newScaleCommand(kube: Kube): Command {
             const body: Record<string, unknown> = { spec };
             if (resourceVersion() !== "" || currentReplicas() >= 0) {
               const scale = await kube.client().json<KubeObject>(path);
-              const cur = (scale["status"] as { replicas?: number } | undefined)?.replicas ?? 0;
+              const cur = (scale["spec"] as { replicas?: number } | undefined)?.replicas ?? 0;
               if (currentReplicas() >= 0 && cur !== currentReplicas()) {
                 throw new KubectlError(`Expected replicas to be ${currentReplicas()}, was ${cur}`);
               }
-              if (resourceVersion() !== "") body["metadata"] = { resourceVersion: resourceVersion() };
+              const rv = scale.metadata.resourceVersion ?? "";
+              if (resourceVersion() !== "" && rv !== resourceVersion()) {
+                throw new KubectlError(`Expected resource version to be ${resourceVersion()}, was ${rv}`);
+              }
             }
             await kube.client().do(path, { method: "PATCH", body: JSON.stringify(body), contentType: "application/merge-patch+json" });
             kube.io.stdout(`${qualifiedKind(rq.resource)}/${name} scaled\n`);

@@ -78,13 +78,15 @@ export function newWaitCommand(kube: Kube): Command {
           const path = resourcePath(rq.resource, kube.namespace(), name);
           const label = `${qualifiedKind(rq.resource)}/${name}`;
           try {
-            for (;;) {
+            for (let first = true; ; first = false) {
               let obj: KubeObject | undefined;
               try {
                 obj = await kube.client().json<KubeObject>(path);
               } catch (e) {
                 if (!(e instanceof ApiError && e.code === 404)) throw e;
                 if (cond.t !== "delete") throw e;
+                // An object already gone is not visited at all: nothing to print.
+                if (first) break;
               }
               if (cond.t === "delete" ? obj === undefined : holds(cond, obj as KubeObject)) {
                 kube.io.stdout(`${label} condition met\n`);
