@@ -3,6 +3,7 @@
 // generation, the scale subresource — over the etcd3 storage layer and the watch caches. The REST handlers
 // and the in-process KubeClient both call it, so they share every etcd effect.
 import type { ListOptions, ObjectList, WatchEvent } from "../api/client.ts";
+import { UnknownFieldsError, unknownFields } from "../api/codec.ts";
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import { apiVersionOf, builtinResources, etcdKey, etcdListPrefix, type ResourceInfo } from "../api/resources.ts";
 import { applyDefaults, hasGeneration, prepareForUpdate, resetStatusOnCreate, type ServiceIPs } from "./defaults.ts";
@@ -19,7 +20,38 @@ export type PatchType = "merge" | "strategic" | "json";
 
 /** WriteOptions are the write requests' common query parameters. */
 export interface WriteOptions {
-  dryRun?: boolean;
+  dryRun?: boolean | undefined;
+  /** fieldValidation: Strict rejects unknown fields (400), Warn (the default) and Ignore drop them. */
+  fieldValidation?: string | undefined;
+  /** warnings collects the Warning headers to answer with (unknown fields under Warn). */
+  warnings?: string[] | undefined;
+}
+
+function dropPath(obj: unknown, path: string): void {
+  const segs = path.match(/[^.[\]]+/g) ?? [];
+  let cur: unknown = obj;
+  for (const [i, seg] of segs.entries()) {
+    if (cur === null || typeof cur !== "object") return;
+    const rec = cur as Record<string, unknown>;
+    if (i === segs.length - 1) delete rec[seg];
+    else cur = rec[seg];
+  }
+}
+
+/** checkFields applies fieldValidation to the fields the kind does not have. */
+function checkFields(r: ResourceInfo, obj: KubeObject, o: WriteOptions): void {
+  if (r.storage === "json") return;
+  const unknown = unknownFields(r, obj);
+  if (unknown.length === 0) return;
+  const v = o.fieldValidation ?? "Warn";
+  if (v === "Strict")
+    badRequest(
+      `${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${new UnknownFieldsError(unknown).message}`,
+    );
+  for (const p of unknown) {
+    dropPath(obj, p);
+    if (v === "Warn") o.warnings?.push(`unknown field "${p}"`);
+  }
 }
 
 /** CoreDeps are what the handlers need from the server. */
@@ -159,6 +191,7 @@ export class Core {
     else delete obj.metadata.generation;
     resetStatusOnCreate(r, obj);
     applyDefaults(r, obj, { serviceIPs: this.d.serviceIPs }, true);
+    checkFields(r, obj, o);
     await this.checkNamespace(r, namespace);
     return withType(r, await this.d.storage.create(r, obj, o.dryRun));
   }
@@ -191,6 +224,7 @@ export class Core {
       const next = structuredClone(obj);
       prepareForUpdate(r, current, next, subresource);
       applyDefaults(r, next, { serviceIPs: this.d.serviceIPs }, false);
+      checkFields(r, next, o);
       return next;
     };
     if (rv !== undefined && rv !== "") {
@@ -253,6 +287,7 @@ export class Core {
             );
           prepareForUpdate(r, current, next, subresource);
           applyDefaults(r, next, { serviceIPs: this.d.serviceIPs }, false);
+          checkFields(r, next, o);
           if (rv === undefined || rv === current.metadata.resourceVersion) delete next.metadata.resourceVersion;
           else next.metadata.resourceVersion = rv;
           return next;

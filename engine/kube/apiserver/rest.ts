@@ -222,6 +222,8 @@ export class Rest {
     const r = served.info;
     const core = this.d.core;
     const dryRun = q.getAll("dryRun").includes("All");
+    const warnings: string[] = [];
+    const wo = { dryRun, fieldValidation: q.get("fieldValidation") ?? undefined, warnings };
     if (subresource && !(subresource === "status" || subresource === "scale")) throw new HttpText(404, notFoundText);
     if (subresource && !r.subresources.includes(subresource)) throw new HttpText(404, notFoundText);
     const notAllowed = () =>
@@ -234,6 +236,11 @@ export class Rest {
     const table = tableVersion(accept);
     const include = (q.get("includeObject") ?? "Metadata") as IncludeObject;
     const output = (obj: KubeObject, code = 200) => {
+      if (warnings.length && !res.headersSent)
+        res.setHeader(
+          "Warning",
+          warnings.map((w) => `299 - ${JSON.stringify(w)}`),
+        );
       if (table && obj.kind !== "Status")
         return send(
           res,
@@ -261,7 +268,7 @@ export class Rest {
       case "POST": {
         if (name !== "") return notAllowed();
         const obj = await this.bodyObject(req, r);
-        return output(await core.create(served, namespace, obj, { dryRun }), 201);
+        return output(await core.create(served, namespace, obj, wo), 201);
       }
       case "PUT": {
         if (name === "") return notAllowed();
@@ -272,7 +279,7 @@ export class Rest {
         const obj = subresource === "scale" ? (body as unknown as KubeObject) : asObject(r, body, raw);
         if (subresource === "scale" && (typeof obj !== "object" || obj === null || Array.isArray(obj)))
           fail(400, "BadRequest", "couldn't get version/kind; json parse error: unexpected end of JSON input");
-        return output(await core.update(served, namespace, name, obj, subresource, { dryRun }));
+        return output(await core.update(served, namespace, name, obj, subresource, wo));
       }
       case "PATCH": {
         if (name === "") return notAllowed();
@@ -292,7 +299,7 @@ export class Rest {
         } catch {
           fail(400, "BadRequest", `error decoding patch: invalid character in patch body`, {});
         }
-        return output(await core.patch(served, namespace, name, type, patch, subresource, { dryRun }));
+        return output(await core.patch(served, namespace, name, type, patch, subresource, wo));
       }
       case "DELETE": {
         if (name === "" || subresource) return notAllowed();

@@ -16,10 +16,11 @@ import {
 } from "../../store/proto/gen/etcdserverpb.ts";
 import type { KeyValue } from "../../store/proto/gen/mvccpb.ts";
 import { ApiError } from "../api/client.ts";
+import { CodecError, UnknownFieldsError } from "../api/codec.ts";
 import type { KubeObject } from "../api/object.ts";
 import { etcdKey, etcdListPrefix, type ResourceInfo } from "../api/resources.ts";
 import { decodeValue, encodeValue, type Transformer } from "./codec-bridge.ts";
-import { alreadyExists, conflict, fail, notFound, timeoutStatus } from "./status.ts";
+import { alreadyExists, badRequest, conflict, fail, notFound, timeoutStatus } from "./status.ts";
 
 /** StoredList is a list read: the objects and the revision they were read at. */
 export interface StoredList {
@@ -76,9 +77,16 @@ export class Storage {
     return obj;
   }
 
+  /** encode stores obj's bytes; a value of the wrong type is the decoder's 400 (`cannot be handled as a Pod`). */
   private encode(r: ResourceInfo, obj: KubeObject, key: string): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
-    return encodeValue(r, { ...obj, metadata: meta }, key, this.o.transformer);
+    try {
+      return encodeValue(r, { ...obj, metadata: meta }, key, this.o.transformer);
+    } catch (err) {
+      if (err instanceof CodecError || err instanceof UnknownFieldsError)
+        badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${err.message}`);
+      throw err;
+    }
   }
 
   /** get reads one object (404 NotFound when absent). */

@@ -41,6 +41,9 @@ export interface TestCluster {
   /** pause SIGSTOPs member i (0-based); resume SIGCONTs it. */
   pause(i: number): void;
   resume(i: number): void;
+  /** kill SIGKILLs member i and waits for it to exit; start runs it again on its data dir. */
+  kill(i: number): Promise<void>;
+  start(i: number): void;
   destroy(): Promise<void>;
 }
 
@@ -55,7 +58,7 @@ export async function startCluster(n = 1): Promise<TestCluster> {
     metrics: `http://127.0.0.1:${ports[i * 3 + 2]}`,
   }));
   const initial = members.map((m) => `${m.name}=${m.peer}`).join(",");
-  const procs: ChildProcess[] = members.map((m) =>
+  const spawnMember = (m: (typeof members)[number]): ChildProcess =>
     spawn(
       process.execPath,
       [
@@ -74,8 +77,15 @@ export async function startCluster(n = 1): Promise<TestCluster> {
         "--log-outputs=stderr",
       ],
       { stdio: ["ignore", "ignore", "ignore"] },
-    ),
-  );
+    );
+  const procs: ChildProcess[] = members.map(spawnMember);
+  const kill = (p: ChildProcess | undefined) =>
+    new Promise<void>((resolve) => {
+      if (!p || p.exitCode !== null || p.signalCode !== null) return resolve();
+      p.once("exit", () => resolve());
+      p.kill("SIGCONT");
+      p.kill("SIGKILL");
+    });
   const endpoints = members.map((m) => m.client.replace("http://", ""));
   const client = new EtcdClient({ endpoints, dialTimeoutMs: 2000, commandTimeoutMs: 5000 });
   const deadline = Date.now() + 30_000;
@@ -94,19 +104,13 @@ export async function startCluster(n = 1): Promise<TestCluster> {
     client,
     pause: (i) => procs[i]?.kill("SIGSTOP"),
     resume: (i) => procs[i]?.kill("SIGCONT"),
+    kill: (i) => kill(procs[i]),
+    start: (i) => {
+      procs[i] = spawnMember(members[i]!);
+    },
     destroy: async () => {
       client.close();
-      await Promise.all(
-        procs.map(
-          (p) =>
-            new Promise<void>((resolve) => {
-              if (p.exitCode !== null || p.signalCode !== null) return resolve();
-              p.once("exit", () => resolve());
-              p.kill("SIGCONT");
-              p.kill("SIGKILL");
-            }),
-        ),
-      );
+      await Promise.all(procs.map(kill));
       rmSync(dir, { recursive: true, force: true });
     },
   };
