@@ -42,6 +42,8 @@ export interface ApiServerOptions {
   watchCacheCapacity?: number | undefined;
   /** requestTimeoutMs is --request-timeout (60 s): an etcd call still pending then answers 504 Timeout. */
   requestTimeoutMs?: number | undefined;
+  /** podLogs answers GET pods/<name>/log (the simulated containers' output); see RestDeps.podLogs. */
+  podLogs?: ((namespace: string, name: string, query: URLSearchParams) => Promise<string>) | undefined;
 }
 
 /** ApiServer is a running (or stopped) simulated kube-apiserver. */
@@ -107,6 +109,7 @@ export class ApiServer {
       registry: this.registry,
       now: this.now,
       hostPort: () => `127.0.0.1:${this.boundPort}`,
+      podLogs: o.podLogs,
       trackWatch: (end) => {
         this.watches.add(end);
         return () => this.watches.delete(end);
@@ -259,6 +262,11 @@ export class ApiServer {
     })();
     this.compacting = p.finally(() => (this.compacting = undefined));
     await p;
+  }
+
+  /** openWatches is how many REST watch responses are streaming. */
+  get openWatches(): number {
+    return this.watches.size;
   }
 
   /** watchCache exposes a resource's cache (tests and the lab's status view read its window). */
