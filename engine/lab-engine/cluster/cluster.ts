@@ -130,7 +130,8 @@ export class Cluster {
 
   /** isRunning says member `name`'s process is alive. */
   isRunning(name: string): boolean {
-    return this.find(name)?.proc.pid != null;
+    const pid = this.find(name)?.proc.pid;
+    return pid !== undefined && pid !== null;
   }
 
   /** allRunning says every member's process is alive (none exited, none paused). */
