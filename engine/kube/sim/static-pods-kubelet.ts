@@ -99,7 +99,9 @@ interface PodEntry {
   file: string;
   pod: StaticPod;
   podId: string;
+  /** containers are the newest two: the kubelet's GC keeps one dead container per container (MaxPerPodContainer). */
   containers: ContainerRecord[];
+  attempts: number;
   /** wanted only: no runtime runs it. */
   unrun: boolean;
   held: boolean;
@@ -158,7 +160,7 @@ export class StaticPodKubelet {
     for (const { file, result } of await this.list()) {
       if (!result.ok || !running(result.pod)) continue;
       const e = this.entry(file, result.pod);
-      e.containers.push(this.container(e));
+      this.addContainer(e);
       this.pods.set(this.key(result.pod), e);
     }
   }
@@ -263,7 +265,14 @@ export class StaticPodKubelet {
     e.held = false;
     e.waiting = null;
     e.lastError = null;
-    e.containers.push(this.container(e));
+    const last = e.containers.at(-1);
+    if (last?.state === "Running") {
+      // restarted by the operator (lab restart): the old container ended just before
+      last.state = "Exited";
+      last.exitCode = 0;
+      last.finishedAt = this.now();
+    }
+    this.addContainer(e);
   }
 
   // ---- internals --------------------------------------------------------------------------------------
@@ -338,7 +347,6 @@ export class StaticPodKubelet {
   }
 
   private async run(e: PodEntry, why: string, initiator: string): Promise<void> {
-    const attempt = e.containers.length;
     const component = e.pod.container.name;
     e.waiting = null;
     let running: boolean;
@@ -364,7 +372,7 @@ export class StaticPodKubelet {
     e.unrun = false;
     e.held = false;
     e.lastError = null;
-    e.containers.push(this.container(e));
+    const { attempt } = this.addContainer(e);
     this.o.onEvent({ type: "kube.static-pod.start", component, reason: why, attempt, initiator });
   }
 
@@ -426,6 +434,7 @@ export class StaticPodKubelet {
       pod,
       podId: hex(`${this.o.node}/${pod.uid}/${randomBytes(8).toString("hex")}`),
       containers: [],
+      attempts: 0,
       unrun: false,
       held: false,
       backoffMs: 0,
@@ -434,6 +443,14 @@ export class StaticPodKubelet {
       lastError: null,
       killing: false,
     };
+  }
+
+  /** addContainer records a new Running container of a pod (keeping the newest dead one). */
+  private addContainer(e: PodEntry): ContainerRecord {
+    const c = this.container(e);
+    e.containers.push(c);
+    if (e.containers.length > 2) e.containers.splice(0, e.containers.length - 2);
+    return c;
   }
 
   private container(e: PodEntry): ContainerRecord {
@@ -446,7 +463,7 @@ export class StaticPodKubelet {
       podName: this.podName(e.pod),
       namespace: e.pod.namespace,
       state: "Running",
-      attempt: e.containers.length,
+      attempt: e.attempts++,
       createdAt: this.now(),
       finishedAt: null,
       exitCode: null,
