@@ -74,7 +74,7 @@ describe.runIf(backends.length > 0)("static pods (ours)", () => {
       .find((v) => v.master === m)
       ?.containers.find((c) => c.name === "etcd");
 
-  it("writes kubeadm's manifests, the data dir is the master's /var/lib/etcd, and adopts the running members", () => {
+  it("writes kubeadm's manifests, the data dir is the master's /var/lib/etcd, and adopts the running members", async () => {
     const text = readFileSync(etcdYaml("m1"), "utf8");
     expect(text).toContain("    - etcd\n    - --advertise-client-urls=http://127.0.0.1:");
     expect(text).toContain("    - --data-dir=/var/lib/etcd\n");
@@ -87,10 +87,12 @@ describe.runIf(backends.length > 0)("static pods (ours)", () => {
       expect(existsSync(join(manifestDir(workspace, "m1"), f))).toBe(true);
     expect(cluster.specs()[0]?.dataDir).toBe(join(masterRoot(workspace, "m1"), "var/lib/etcd"));
     expect(existsSync(join(masterRoot(workspace, "m1"), "var/lib/etcd/member/wal"))).toBe(true);
-    const view = pods.view().find((v) => v.master === "m1");
-    expect(view?.containers.map((c) => [c.name, c.state, c.attempt])).toEqual([["etcd", "Running", 0]]);
-    // The other components are wanted only: nothing runs them until the session wires them.
-    expect(view?.wanted.sort()).toEqual(["kube-apiserver", "kube-controller-manager", "kube-scheduler"]);
+    const view = () => pods.view().find((v) => v.master === "m1");
+    expect(view()?.containers.map((c) => [c.name, c.state, c.attempt])).toEqual([["etcd", "Running", 0]]);
+    // The other components are wanted only (after the first list): nothing runs them until the session wires them.
+    await expect
+      .poll(() => view()?.wanted.sort())
+      .toEqual(["kube-apiserver", "kube-controller-manager", "kube-scheduler"]);
   });
 
   it("restarts a member with the new --quota-backend-bytes after a manifest edit and a sync", async () => {

@@ -96,8 +96,9 @@ export class StaticPods {
     });
     for (const [name, k] of s.kubelets) {
       await k.adopt((pod) => pod.container.name === "etcd" && o.cluster.isRunning(name));
-      await k.start();
     }
+    // The first list runs after the session is ready: with the members adopted it only records the other pods.
+    for (const k of s.kubelets.values()) void k.start().catch(() => undefined);
     return s;
   }
 

@@ -205,7 +205,31 @@ class Args {
 
 class UsageError extends Error {}
 
-function parsePs(args: Args): PsOptions {
+/** psUsage is `crictl ps --help`, for the flags the lab's crictl takes. */
+export const psUsage = `NAME:
+   crictl ps - List containers
+
+USAGE:
+   crictl ps [command options]
+
+OPTIONS:
+   --all, -a                Show all containers (default: false)
+   --id value               Filter by container id
+   --image value            Filter by container image
+   --last value, -n value   Show last n recently created containers (includes all states). Set 0 for unlimited. (default: 0)
+   --latest, -l             Show the most recently created container (includes all states) (default: false)
+   --name value             Filter by container name regular expression pattern
+   --namespace value        Filter by pod namespace regular expression pattern
+   --no-trunc               Show output without truncating the ID (default: false)
+   --output value, -o value Output format, One of: json|yaml|table (default: "table")
+   --pod value, -p value    Filter by pod id
+   --quiet, -q              Only display container IDs (default: false)
+   --state value, -s value  Filter by container state
+   --help, -h               show help
+`;
+
+/** parsePs reads ps's flags; null is --help. */
+function parsePs(args: Args): PsOptions | null {
   const o: PsOptions = {
     all: false,
     quiet: false,
@@ -244,6 +268,7 @@ function parsePs(args: Args): PsOptions {
     last: "last",
   };
   for (let a = args.next(); a !== undefined; a = args.next()) {
+    if (a === "-h" || a === "--help") return null;
     if (!a.startsWith("-")) throw new UsageError("ps takes no arguments");
     const [flag, inline] = a.replace(/^--?/, "").split(/=(.*)/s) as [string, string | undefined];
     const key = strings[flag] ?? bools[flag];
@@ -310,6 +335,10 @@ export async function runCrictl(argv: readonly string[], io: CrictlIo, backend: 
         return 0;
       case "ps": {
         const o = parsePs(args);
+        if (!o) {
+          io.stdout(psUsage);
+          return 0;
+        }
         const m = masterOf(await need(backend).masters(), master);
         io.stdout(psOutput(m.containers, o, io.nowMs()));
         return 0;
