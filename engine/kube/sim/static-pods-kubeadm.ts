@@ -27,6 +27,8 @@ export interface EtcdManifestOptions {
   image: string;
   /** etcd36 adds the 3.6 flags kubeadm writes (--feature-gates, --watch-progress-notify-interval). */
   etcd36: boolean;
+  /** extraArgs are ClusterConfiguration.etcd.local.extraArgs: merged into the command, sorted with the rest. */
+  extraArgs?: [string, string][];
 }
 
 /** etcdDataDir and etcdCertsDir are kubeadm's defaults (ClusterConfiguration.etcd.local.dataDir, certificatesDir/etcd). */
@@ -52,6 +54,11 @@ export function etcdCommand(o: EtcdManifestOptions): string[] {
     args.push(["feature-gates", "InitialCorruptCheck=true"], ["watch-progress-notify-interval", "5s"]);
   }
   if (o.quotaBackendBytes !== undefined) args.push(["quota-backend-bytes", String(o.quotaBackendBytes)]);
+  for (const [k, v] of o.extraArgs ?? []) {
+    const i = args.findIndex(([name]) => name === k);
+    if (i >= 0) args.splice(i, 1);
+    args.push([k, v]);
+  }
   args.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return ["etcd", ...args.map(([k, v]) => `--${k}=${v}`)];
 }

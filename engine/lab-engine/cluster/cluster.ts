@@ -523,7 +523,6 @@ export class Cluster {
       clusterToken: `etcd-lab-${this.opts.session}`,
       clusterState: state,
       quotaBackendBytes: this.opts.quotaBackendBytes,
-      backend: this.opts.backend,
       etcdVersion: this.etcdVersion,
     });
     return this.manifestFlags(m);

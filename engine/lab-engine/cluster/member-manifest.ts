@@ -13,7 +13,6 @@ import {
   type ControlPlaneComponent,
 } from "../../kube/sim/static-pods-kubeadm.ts";
 import { containerArgv, parseManifest, type StaticPod } from "../../kube/sim/static-pods-manifest.ts";
-import type { Backend } from "../types/status-types.ts";
 import { ClusterControlError } from "./control-error.ts";
 import { clientUrl, masterRoot, metricsUrl, peerUrl, type MemberSpec } from "./member-spec.ts";
 
@@ -35,7 +34,6 @@ export interface ManifestValues {
   clusterToken: string;
   clusterState: "new" | "existing";
   quotaBackendBytes?: number | undefined;
-  backend: Backend;
   /** etcdVersion is the member binary's version (3.6.8 ours, 3.4.23 Debian's). */
   etcdVersion: string;
 }
@@ -56,15 +54,17 @@ export function writeEtcdManifest(workspace: string, m: MemberSpec, v: ManifestV
     quotaBackendBytes: v.quotaBackendBytes,
     image: `registry.k8s.io/etcd:${v.etcdVersion}-0`,
     etcd36: !v.etcdVersion.startsWith("3.4"),
+    // etcd 3.4 logs through capnslog unless told otherwise; the lab reads zap's JSON lines from every member.
+    ...(v.etcdVersion.startsWith("3.4")
+      ? {
+          extraArgs: [
+            ["logger", "zap"],
+            ["log-outputs", "stderr"],
+          ] as [string, string][],
+        }
+      : {}),
   });
-  // etcd 3.4 logs through capnslog unless told otherwise; the lab reads zap's JSON lines from every member.
-  const out = v.etcdVersion.startsWith("3.4")
-    ? text.replace(
-        /^(\s*)- etcd\n/m,
-        (line, indent: string) => `${line}${indent}- --logger=zap\n${indent}- --log-outputs=stderr\n`,
-      )
-    : text;
-  writeFileSync(join(dir, "etcd.yaml"), out);
+  writeFileSync(join(dir, "etcd.yaml"), text);
 }
 
 /** writeControlPlaneManifests writes the master's kube-apiserver, controller-manager and scheduler manifests. */
