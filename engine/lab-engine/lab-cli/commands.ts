@@ -38,7 +38,8 @@ export const usage = `lab controls this lab's cluster and checks your work.
 Usage:
   lab status                        members: process, leader, term, raft index, db size, alarms, faults
   lab kill|stop|pause|resume <m>... SIGKILL, SIGTERM, SIGSTOP, SIGCONT members (e.g. lab kill m2, lab stop m1 m2)
-  lab start|restart <m>...          start stopped members / stop and start them
+  lab start|restart <m>...          start stopped members / stop and start them, with the flags of their static pod
+                                    manifest (~/masters/<m>/etc/kubernetes/manifests/etcd.yaml)
   lab wipe <m>  |  lab rejoin <m>   delete a member's data dir / bring it back as a new member
   lab partition <m>[,<m>...] ...    cut the cluster into groups (lab partition m1 isolates m1)
   lab isolate <m>                   same as lab partition <m>
