@@ -21,6 +21,7 @@ export const entries = {
   etcdutl: "engine/tools/etcdutl/main.ts",
   kubectl: "engine/tools/kubectl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
+  crictl: "engine/tools/crictl/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
 
