@@ -86,6 +86,16 @@ export function involved(obj: KubeObject, fieldPath?: string): InvolvedObject {
   };
 }
 
+let lastNanos = 0n;
+
+/** eventNanos is the time an Event's name carries (UnixNano), kept strictly increasing: our clock has only
+ * milliseconds, and two Events of one object in one millisecond must not share a name. */
+function eventNanos(nowMs: number): bigint {
+  const t = BigInt(Math.floor(nowMs)) * 1_000_000n;
+  lastNanos = t > lastNanos ? t : lastNanos + 1n;
+  return lastNanos;
+}
+
 /** EventRecorder writes core/v1 Events for one component on one host. Failed writes are dropped, as the
  * real recorder drops them after its retries: an outage shows in the lab's log, not as invented Events. */
 export class EventRecorder {
@@ -111,7 +121,7 @@ export class EventRecorder {
         prior.count = count;
         return;
       }
-      const name = `${obj.name}.${(BigInt(Math.floor(now)) * 1_000_000n).toString(16)}`;
+      const name = `${obj.name}.${eventNanos(now).toString(16)}`;
       const ts = rfc3339(now);
       await this.client().create("events", namespace, {
         apiVersion: "v1",

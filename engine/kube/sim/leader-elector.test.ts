@@ -24,8 +24,7 @@ function kcm(host: string, clock: FakeClock, api: MemoryKubeClient, events: Kube
 
 const spec = (api: MemoryKubeClient) =>
   api.objectsOf("leases", "kube-system").find((l) => l.metadata.name === "kube-controller-manager")?.["spec"] as
-    | LeaseSpec
-    | undefined;
+    LeaseSpec | undefined;
 
 describe("leader election (client-go semantics, real constants)", () => {
   it("acquires a missing lease, renews every 2 s, exits after the 10 s renew deadline and re-acquires", async () => {

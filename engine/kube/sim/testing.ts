@@ -386,3 +386,34 @@ export class MemoryKubeClient implements KubeClient {
     return { stop: w.end, done };
   }
 }
+
+/** nodeFixture is a registered, Ready Node as the seed writes one. */
+export function nodeFixture(name: string, podCIDR: string, internalIP: string, controlPlane = false): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name, labels: { "kubernetes.io/hostname": name } },
+    spec: {
+      podCIDR,
+      podCIDRs: [podCIDR],
+      ...(controlPlane ? { taints: [{ key: "node-role.kubernetes.io/control-plane", effect: "NoSchedule" }] } : {}),
+    },
+    status: {
+      conditions: [
+        { type: "Ready", status: "True", reason: "KubeletReady", message: "kubelet is posting ready status" },
+      ],
+      addresses: [{ type: "InternalIP", address: internalIP }],
+    },
+  };
+}
+
+/** podFixture is a pod with one container; `nodeName` "" leaves it for the scheduler. */
+export function podFixture(namespace: string, name: string, image: string, nodeName = ""): KubeObject {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace, labels: { app: name } },
+    spec: { containers: [{ name: "main", image }], restartPolicy: "Always", ...(nodeName ? { nodeName } : {}) },
+    status: { phase: "Pending" },
+  };
+}
