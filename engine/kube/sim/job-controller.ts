@@ -4,7 +4,7 @@
 // more failed pods than spec.backoffLimit (6) fail the Job with BackoffLimitExceeded. The pods' containers run
 // through the kubelet's ContainerRunner.
 import type { KubeClient } from "../api/client.ts";
-import type { JsonValue, KubeObject } from "../api/object.ts";
+import type { JsonValue } from "../api/object.ts";
 import type { Clock } from "./clock.ts";
 import { rfc3339 } from "./clock.ts";
 import { involved, type EventRecorder } from "./events.ts";

@@ -12,17 +12,10 @@ function setup() {
   const api = new MemoryKubeClient(clock);
   api.seed("nodes", nodeFixture("worker-1", "10.244.1.0/24", "10.0.0.11"));
   const events: KubeSimEvent[] = [];
-  let kubelet: Kubelet | undefined;
-  const runtime = new NodeRuntime(
-    "worker-1",
-    clock,
-    seededRng(3),
-    realTimings,
-    succeedingRunner,
-    (e) => events.push(e),
-    () => kubelet?.podsChanged(),
+  const runtime = new NodeRuntime("worker-1", clock, seededRng(3), realTimings, succeedingRunner, (e) =>
+    events.push(e),
   );
-  kubelet = new Kubelet({
+  const kubelet = new Kubelet({
     node: { name: "worker-1", internalIP: "10.0.0.11", podCIDR: "10.244.1.0/24" },
     client: () => api,
     clock,

@@ -92,6 +92,7 @@ export class Kubelet {
       () => cfg.onEvent({ type: "kube.lease.renew.ok", ...who }),
     );
     this.recorder = new EventRecorder(cfg.client, cfg.clock, "kubelet", cfg.node.name);
+    cfg.runtime.listen(() => this.podsChanged());
   }
 
   /** name is the node's name. */

@@ -2,13 +2,12 @@
 // over once the holder's record has not changed for leaseDuration (timed on our own clock from when we first
 // saw that record, not from its renewTime), renew every retryPeriod, and give up when a renewal has not
 // succeeded within renewDeadline. A takeover bumps leaseTransitions and resets acquireTime.
-import type { KubeClient } from "../api/client.ts";
-import { ApiError } from "../api/client.ts";
+import { ApiError, type KubeClient } from "../api/client.ts";
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import type { Rng } from "../../common/rng.ts";
 import type { Clock } from "./clock.ts";
 import { microTime, sleep } from "./clock.ts";
-import { RenewStreak } from "./events.ts";
+import type { RenewStreak } from "./events.ts";
 
 /** LeaseSpec is coordination.k8s.io/v1 LeaseSpec as leader election writes it. */
 export interface LeaseSpec {

@@ -98,9 +98,14 @@ export class NodeRuntime {
     private readonly timings: Timings,
     private readonly runner: ContainerRunner,
     private readonly onEvent: EventSink,
-    /** onChange is called when a pod's status changed locally. */
-    private readonly onChange: () => void,
   ) {}
+
+  private onChange: () => void = () => undefined;
+
+  /** listen sets who is told when a pod's status changed locally (the node's kubelet). */
+  listen(fn: () => void): void {
+    this.onChange = fn;
+  }
 
   /** list is every pod on the node. */
   list(): RuntimePod[] {

@@ -84,17 +84,8 @@ export class KubeSimulation {
     this.timings = { ...realTimings, ...opts.timings };
     const { clock, rng, onEvent } = opts;
     for (const node of opts.nodes) {
-      let kubelet: Kubelet | undefined;
-      const runtime = new NodeRuntime(
-        node.name,
-        clock,
-        rng,
-        this.timings,
-        opts.runner ?? succeedingRunner,
-        onEvent,
-        () => kubelet?.podsChanged(),
-      );
-      kubelet = new Kubelet({
+      const runtime = new NodeRuntime(node.name, clock, rng, this.timings, opts.runner ?? succeedingRunner, onEvent);
+      const kubelet = new Kubelet({
         node,
         client: this.client("kubelet", node.name),
         clock,
