@@ -2,7 +2,7 @@
 // k8s.io/api and k8s.io/apimachinery generated.proto (facts only). Plausible, not complete: metadata, the
 // spec fields a learner recognises, a short status. Each builder returns the stored value (envelope
 // included) of one object.
-import { wrapObject, type TypeMeta } from "./envelope.ts";
+import { wrapObject, type TypeMeta } from "../../kube/api/envelope.ts";
 import { encode, type ProtoBuilder } from "./proto-builder.ts";
 
 /** Meta is the ObjectMeta subset we write. `created` is in seconds since the epoch. */

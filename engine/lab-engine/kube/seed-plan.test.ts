@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { seedPlan } from "./seed-plan.ts";
-import { encryptAescbc, unwrapObject } from "./envelope.ts";
+import { unwrapObject } from "../../kube/api/envelope.ts";
+import { encryptAescbc } from "../../kube/api/encryption.ts";
 import { encryptionKey } from "./seed.ts";
 
 /** planDigest is sha256 over every key and value seedKube writes for `seed`, in order (secrets encrypted

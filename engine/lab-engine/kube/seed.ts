@@ -2,7 +2,7 @@
 // way kube-apiserver's aescbc provider stores them, and the EncryptionConfiguration that decrypts them.
 import { createHash } from "node:crypto";
 import type { LabStore } from "../types/lab-store.ts";
-import { encryptAescbc } from "./envelope.ts";
+import { encryptAescbc } from "../../kube/api/encryption.ts";
 import { seedPlan, type SeedPlan } from "./seed-plan.ts";
 
 /** SeedOptions choose the seed and encryption at rest. */

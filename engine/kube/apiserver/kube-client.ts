@@ -1,0 +1,125 @@
+// InProcessClient: the KubeClient (engine/kube/api/client.ts) the simulated components use, calling the
+// apiserver's Core directly — the same handlers, storage and caches as the REST API. While the apiserver is
+// down every call fails with ConnectionRefused, worded as client-go's dial error.
+import {
+  ApiError,
+  ConnectionRefused,
+  type KubeClient,
+  type ListOptions,
+  type ObjectList,
+  type WatchEvent,
+  type WatchHandle,
+} from "../api/client.ts";
+import type { KubeObject } from "../api/object.ts";
+import type { Core } from "./core.ts";
+import type { Registry, Served } from "./registry.ts";
+import { failure } from "./status.ts";
+
+/** InProcessDeps are what the client needs from its apiserver. */
+export interface InProcessDeps {
+  core: Core;
+  registry: Registry;
+  isUp: () => boolean;
+  url: () => string;
+}
+
+/** InProcessClient implements KubeClient over the apiserver's handlers. */
+export class InProcessClient implements KubeClient {
+  constructor(private readonly d: InProcessDeps) {}
+
+  private path(s: Served | undefined, resource: string, namespace: string, name = ""): string {
+    const r = s?.info;
+    const base = r && r.group ? `/apis/${r.group}/${r.version}` : "/api/v1";
+    const ns = namespace && (r?.namespaced ?? true) ? `/namespaces/${namespace}` : "";
+    return `${base}${ns}/${resource}${name ? `/${name}` : ""}`;
+  }
+
+  private served(method: string, resource: string, namespace: string, name = ""): Served {
+    const s = this.d.registry.byPlural(resource);
+    if (!this.d.isUp()) {
+      const url = this.d.url();
+      const hostPort = url.replace(/^http:\/\//, "");
+      throw new ConnectionRefused(
+        `${method} "${url}${this.path(s, resource, namespace, name)}": dial tcp ${hostPort}: connect: connection refused`,
+      );
+    }
+    if (!s) throw new ApiError(failure(404, "NotFound", "the server could not find the requested resource", {}));
+    return s;
+  }
+
+  get(resource: string, namespace: string, name: string): Promise<KubeObject> {
+    const s = this.served("Get", resource, namespace, name);
+    return this.d.core.get(s, namespace, name);
+  }
+
+  list(resource: string, namespace: string, opts: ListOptions = {}): Promise<ObjectList> {
+    const s = this.served("Get", resource, namespace);
+    return this.d.core.list(s, namespace, opts);
+  }
+
+  create(resource: string, namespace: string, obj: KubeObject): Promise<KubeObject> {
+    const s = this.served("Post", resource, namespace);
+    return this.d.core.create(s, namespace, obj);
+  }
+
+  update(resource: string, namespace: string, obj: KubeObject, subresource = ""): Promise<KubeObject> {
+    const name = obj.metadata.name ?? "";
+    const s = this.served("Put", resource, namespace, name);
+    return this.d.core.update(s, namespace, name, obj, subresource);
+  }
+
+  patch(resource: string, namespace: string, name: string, patch: object, subresource = ""): Promise<KubeObject> {
+    const s = this.served("Patch", resource, namespace, name);
+    return this.d.core.patch(s, namespace, name, "merge", patch as never, subresource);
+  }
+
+  async delete(resource: string, namespace: string, name: string): Promise<void> {
+    const s = this.served("Delete", resource, namespace, name);
+    await this.d.core.delete(s, namespace, name);
+  }
+
+  watch(resource: string, namespace: string, opts: ListOptions, onEvent: (e: WatchEvent) => void): WatchHandle {
+    let stopFn: (() => void) | undefined;
+    let stopped = false;
+    let resolveDone!: () => void;
+    const done = new Promise<void>((r) => (resolveDone = r));
+    const finish = () => {
+      if (stopped) return;
+      stopped = true;
+      stopFn?.();
+      resolveDone();
+    };
+    let s: Served;
+    try {
+      s = this.served("Get", resource, namespace);
+    } catch (err) {
+      queueMicrotask(() => {
+        if (err instanceof ApiError) onEvent({ type: "ERROR", object: err.status as unknown as KubeObject });
+        finish();
+      });
+      return { stop: finish, done };
+    }
+    this.d.core
+      .watch(s, namespace, opts, {
+        send: (e) => {
+          if (!stopped) onEvent(e);
+        },
+        end: (st) => {
+          if (st && !stopped) onEvent({ type: "ERROR", object: st as unknown as KubeObject });
+          finish();
+        },
+      })
+      .then(
+        (stop) => {
+          stopFn = stop;
+          if (stopped) stop();
+        },
+        (err: unknown) => {
+          if (err instanceof ApiError && !stopped)
+            onEvent({ type: "ERROR", object: err.status as unknown as KubeObject });
+          finish();
+        },
+      );
+    return { stop: finish, done };
+  }
+}
