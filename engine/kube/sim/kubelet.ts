@@ -47,6 +47,9 @@ export interface KubeletState {
   simulated: true;
 }
 
+/** mirrorAnnotation marks a static pod's mirror pod: its kubelet runs it from a manifest file, not the API. */
+const mirrorAnnotation = "kubernetes.io/config.mirror";
+
 /** maxUpdateRetries is the lease controller's update attempts before falling back to ensure-lease. */
 const maxUpdateRetries = 5;
 
@@ -323,6 +326,7 @@ export class Kubelet {
     this.adoptPending = false;
     const fresh: KubeObject[] = [];
     for (const pod of desired) {
+      if (pod.metadata.annotations?.[mirrorAnnotation] !== undefined) continue; // a static pod's mirror
       const uid = pod.metadata.uid ?? "";
       const st = (pod["status"] ?? {}) as { phase?: string; podIP?: string; hostIP?: string };
       const running = runtime.byUid(uid);
