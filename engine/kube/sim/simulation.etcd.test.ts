@@ -5,7 +5,7 @@
 // recovery the writes resume.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seededRng } from "../../common/rng.ts";
-import { ConnectionRefused, type KubeClient } from "../api/client.ts";
+import { ConnectionRefused, type ApiError, type KubeClient } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import { ApiServer } from "../apiserver/apiserver.ts";
 import { etcdAvailable, startCluster, type TestCluster } from "../apiserver/testdata/etcd-cluster.ts";
@@ -136,6 +136,32 @@ describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and et
       "worker-2",
       "worker-2",
     ]);
+    const st = pods[0]?.["status"] as {
+      podIP: string;
+      hostIP: string;
+      containerStatuses: { containerID: string; ready: boolean; restartCount: number }[];
+    };
+    expect(st.podIP).toMatch(/^10\.244\.[12]\.\d+$/);
+    expect(st.containerStatuses[0]).toMatchObject({ ready: true, restartCount: 0 });
+    expect(st.containerStatuses[0]?.containerID).toMatch(/^containerd:\/\/[0-9a-f]{64}$/);
+    // The scheduler's binding went through pods/binding; binding a bound pod again is the registry's 409.
+    const name = pods[0]?.metadata.name ?? "";
+    const binding = {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name },
+      target: { apiVersion: "v1", kind: "Node", name: "worker-2" },
+    };
+    const err = await k.create("pods", "default", binding, "binding").then(
+      () => null,
+      (e: unknown) => e as ApiError,
+    );
+    expect(err?.code).toBe(409);
+    expect(err?.message).toMatch(
+      new RegExp(
+        `^Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "worker-[12]"$`,
+      ),
+    );
     const lease = await k.get("leases", "kube-node-lease", "worker-1");
     expect(lease["spec"]).toMatchObject({ holderIdentity: "worker-1", leaseDurationSeconds: 4 });
   }, 60_000);
