@@ -160,3 +160,29 @@ describe("simulated kubelet", () => {
     kubelet.stop();
   });
 });
+
+describe("simulated kubelet after an etcd restore", () => {
+  it("restarts a pod that came back (new IP, one more restart) and rewrites a status the API lost", async () => {
+    const { clock, api, runtime, kubelet } = setup();
+    api.seed("pods", podFixture("web", "web-1", "docker.io/library/nginx:1.27", "worker-1"));
+    api.seed("pods", podFixture("web", "web-2", "docker.io/library/nginx:1.27", "worker-1"));
+    kubelet.start();
+    await clock.advance(1);
+    const [one, two] = ["web-1", "web-2"].map((n) => podIn(api, n));
+    const ip1 = (one?.["status"] as { podIP: string }).podIP;
+    // The "restore": web-1 vanishes and comes back with its old object; web-2's status goes back to Pending.
+    await api.delete("pods", "web", "web-1");
+    await clock.until(() => runtime.list().length === 1, 10_000);
+    api.seed("pods", one as KubeObject);
+    await api.patch("pods", "web", "web-2", { status: { phase: "Pending", podIP: null } }, "status");
+    await clock.until(() => runtime.list().length === 2, 10_000);
+    const back = runtime.find("web", "web-1");
+    expect(back?.podIP).not.toBe(ip1);
+    expect(back?.containers[0]?.restartCount).toBe(1);
+    await clock.until(() => (podIn(api, "web-2")["status"] as { phase: string }).phase === "Running", 20_000);
+    expect((podIn(api, "web-2")["status"] as { podIP: string }).podIP).toBe(
+      (two?.["status"] as { podIP: string }).podIP,
+    );
+    kubelet.stop();
+  });
+});

@@ -404,9 +404,12 @@ export class Kubelet {
 
   private async sendStatuses(): Promise<void> {
     for (const p of this.cfg.runtime.list()) {
-      if (p.statusSent || !this.abort) continue;
+      if (!this.abort) return;
       const cached = this.informer?.get(p.namespace, p.name);
       if (!cached || cached.metadata.uid !== p.uid) continue;
+      // The status manager also rewrites a status the API lost (an etcd restore to before the pod ran).
+      const api = (cached["status"] ?? {}) as { phase?: string; podIP?: string };
+      if (p.statusSent && api.phase === p.phase && api.podIP === p.podIP) continue;
       const conds = (((cached["status"] ?? {}) as { conditions?: Condition[] }).conditions ?? []) as Condition[];
       const scheduledAt = conds.find((c) => c.type === "PodScheduled")?.lastTransitionTime ?? "";
       try {
