@@ -78,8 +78,13 @@ export interface WatchHandle {
 export interface KubeClient {
   get(resource: string, namespace: string, name: string): Promise<KubeObject>;
   list(resource: string, namespace: string, opts?: ListOptions): Promise<ObjectList>;
-  /** create fails with 409 AlreadyExists when the key exists (the Txn compares CreateRevision == 0). */
-  create(resource: string, namespace: string, obj: KubeObject): Promise<KubeObject>;
+  /**
+   * create fails with 409 AlreadyExists when the key exists (the Txn compares CreateRevision == 0); an empty
+   * name with metadata.generateName gets the apiserver's 5-character tail. `subresource` "binding" is the
+   * scheduler's POST pods/<name>/binding: `obj` is a v1 Binding (metadata.name = the pod, target = the Node);
+   * the apiserver sets the pod's spec.nodeName and its PodScheduled condition, 409 when already assigned.
+   */
+  create(resource: string, namespace: string, obj: KubeObject, subresource?: string): Promise<KubeObject>;
   /** update requires metadata.resourceVersion; a stale one fails with the real 409 Conflict. */
   update(resource: string, namespace: string, obj: KubeObject, subresource?: string): Promise<KubeObject>;
   /** patch applies a JSON merge patch (RFC 7386), retrying on conflict as GuaranteedUpdate does. */

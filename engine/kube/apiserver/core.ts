@@ -11,7 +11,7 @@ import { generateName, metaErrors } from "./names.ts";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch.ts";
 import type { Served } from "./registry.ts";
 import { fieldSelector, labelSelector, type Selector } from "./selectors.ts";
-import { badRequest, fail, invalid, notFound } from "./status.ts";
+import { badRequest, conflict, fail, invalid, notFound } from "./status.ts";
 import type { Storage } from "./storage.ts";
 import type { CacheWatcher, WatchCache } from "./watch-cache.ts";
 
@@ -367,6 +367,41 @@ export class Core {
     return toScale(updated);
   }
 
+  /**
+   * bind is POST pods/<name>/binding, the scheduler's: spec.nodeName and the PodScheduled condition in one
+   * GuaranteedUpdate; a pod already assigned answers 409 as the registry's BindingREST does.
+   */
+  async bind(s: Served, namespace: string, binding: KubeObject): Promise<void> {
+    const name = binding.metadata.name ?? "";
+    const node = ((binding["target"] ?? {}) as { name?: string }).name ?? "";
+    if (!node) badRequest("target.name: Required value");
+    await this.d.storage.guaranteedUpdate(s.info, namespace, name, (current) => {
+      const next = structuredClone(current);
+      const spec = (next["spec"] ?? {}) as { nodeName?: string };
+      if (spec.nodeName)
+        conflict(
+          { group: "", resource: "pods/binding" },
+          name,
+          `pod ${name} is already assigned to node "${spec.nodeName}"`,
+        );
+      spec.nodeName = node;
+      next["spec"] = spec as JsonValue;
+      const st = (next["status"] ?? {}) as { conditions?: JsonValue[] };
+      const scheduled = {
+        type: "PodScheduled",
+        status: "True",
+        lastProbeTime: null,
+        lastTransitionTime: rfc3339(this.d.now()),
+      };
+      st.conditions = [
+        ...(st.conditions ?? []).filter((c) => (c as { type?: string }).type !== "PodScheduled"),
+        scheduled,
+      ];
+      next["status"] = st as JsonValue;
+      delete next.metadata.resourceVersion;
+      return next;
+    });
+  }
   /** delete removes an object (Txn on the mod_revision read); a namespace takes its objects with it. */
   async delete(
     s: Served,
