@@ -73,6 +73,13 @@ const clusterSchema = z
     kube: z.union([z.boolean(), kubeSchema]).optional(),
     /** workload keeps writing like a live control plane (node leases, events, compaction). Needs kube. */
     workload: z.union([z.boolean(), workloadSchema]).optional(),
+    /**
+     * restartKilledMembers makes the masters' simulated kubelets restart a member ended by a signal or a lab
+     * control (lab stop, lab kill, kill -9), as restartPolicy Always does. Off by default: such a member stays
+     * down until `lab start` or a manifest change, which lessons on quorum need. A member that exits with an
+     * error (a broken flag in its manifest) is restarted with CrashLoopBackOff either way.
+     */
+    restartKilledMembers: z.boolean().optional(),
   })
   .strict()
   .refine((c) => !c.workload || c.kube, { message: "workload needs kube: the workload renews the seeded objects" });

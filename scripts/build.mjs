@@ -20,6 +20,7 @@ export const entries = {
   etcdctl: "engine/tools/etcdctl/main.ts",
   etcdutl: "engine/tools/etcdutl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
+  crictl: "engine/tools/crictl/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
 

@@ -45,7 +45,7 @@ describe.each(await testBackends())("cluster processes (%s)", { concurrent: true
       try {
         expect(c.names()).toEqual(["m1", "m2", "m3"]);
         expect(new Set(c.ports()).size).toBe(9);
-        expect(existsSync(join(workspace, "m1.etcd", "member"))).toBe(true);
+        expect(existsSync(join(workspace, "home/masters/m1/var/lib/etcd", "member"))).toBe(true);
         expect(readFileSync(join(workspace, "logs", "m2.log"), "utf8")).toContain('"level"');
         const [p1, p2] = c.pids() as [number, number];
 
@@ -68,7 +68,7 @@ describe.each(await testBackends())("cluster processes (%s)", { concurrent: true
         await c.restart("m2");
 
         await c.wipe("m3");
-        expect(existsSync(join(workspace, "m3.etcd"))).toBe(false);
+        expect(existsSync(join(workspace, "home/masters/m3/var/lib/etcd"))).toBe(false);
         await expect(c.start("m3")).rejects.toThrow(/wiped: use rejoin/);
         if (backend === "real") await expect(c.isolate("m1")).rejects.toThrow(/real etcd has no fault channel/);
       } finally {

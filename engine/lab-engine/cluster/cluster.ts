@@ -1,23 +1,28 @@
 // A session's cluster: N member processes on OS-assigned ports, the process and fault controls of the lab,
 // and status samples. Every control waits until its effect is observed (the process exited, stopped, or
-// listens again; the fault is installed on every member) and reports an event through onEvent.
-import { mkdirSync, rmSync } from "node:fs";
+// listens again; the fault is installed on every member) and reports an event through onEvent. Each member
+// is a static pod of its master: the cluster writes the master's manifests when it creates the member, and
+// every start takes the member's flags from its etcd.yaml (member-manifest.ts); the simulated kubelets
+// (static-pods.ts) start and stop members through startFromKubelet/stopFromKubelet and follow the rest
+// through onMember.
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { readFile } from "node:fs/promises";
 import type { Backend, ClusterStatus, MemberFaults } from "../types/status-types.ts";
 import { noFaults } from "../types/status-types.ts";
-import { resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
+import { memberVersion, resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
 import { MemberProcess, type MemberExit } from "./member-process.ts";
 import {
   clientUrl,
   endpoint,
   initialCluster,
-  memberFlags,
   memberSpec,
   metricsUrl,
   peerUrl,
   type MemberSpec,
 } from "./member-spec.ts";
+import { etcdFlagsOf, readEtcdPod, writeControlPlaneManifests, writeEtcdManifest } from "./member-manifest.ts";
+import type { StaticPod } from "../../kube/sim/static-pods-manifest.ts";
 import { freePorts } from "./ports.ts";
 import { httpGet } from "./http-get.ts";
 import { ControlClient } from "./control-client.ts";
@@ -59,12 +64,32 @@ export interface ClusterOptions {
 /** StartPhase names a step of a cluster's start (see ClusterOptions.onPhase). */
 export type StartPhase = "ports" | "spawned" | "answering" | "healthy";
 
+/** MemberListener follows every member process's start and exit (the simulated kubelets use it). */
+export interface MemberListener {
+  /** started: `byKubelet` is true for a start through startFromKubelet. */
+  started(name: string, byKubelet: boolean): void;
+  /**
+   * exited: `exit.expected` is true when the engine ended it (lab stop, kill, restart, wipe, remove, or the
+   * kubelet); `how` says whether the kubelet stopped it or a restart will start it again at once, and gives the
+   * member's last error log line, if any. Called synchronously from the process's exit.
+   */
+  exited(
+    name: string,
+    exit: MemberExit,
+    how: { byKubelet: boolean; restarting: boolean; lastError: string | null },
+  ): void;
+}
+
 interface Member {
   spec: MemberSpec;
   proc: MemberProcess;
   wiped: boolean;
   faults: MemberFaults;
   control: ControlClient | null;
+  /** kubeletStop marks a stop the kubelet asked for (stopFromKubelet), until the exit. */
+  kubeletStop: boolean;
+  /** restarting marks a stop that restart follows with a start, until the exit. */
+  restarting: boolean;
 }
 
 const startAttemptsMax = 3;
@@ -80,6 +105,8 @@ export class Cluster {
   readonly binary: MemberBinary;
   private readonly members: Member[] = [];
   private readonly sampler: StatusSampler;
+  private readonly listeners: MemberListener[] = [];
+  private etcdVersion = "3.6.8";
   private destroyed = false;
 
   private constructor(private opts: ClusterOptions) {
@@ -94,6 +121,17 @@ export class Cluster {
    */
   handOver(owner: Pick<ClusterOptions, "onEvent" | "rpc">): void {
     this.opts = { ...this.opts, onEvent: owner.onEvent, rpc: owner.rpc };
+  }
+
+  /** onMember registers a listener of every member start and exit. */
+  onMember(listener: MemberListener): void {
+    this.listeners.push(listener);
+  }
+
+  /** isRunning says member `name`'s process is alive. */
+  isRunning(name: string): boolean {
+    const pid = this.find(name)?.proc.pid;
+    return pid !== undefined && pid !== null;
   }
 
   /** allRunning says every member's process is alive (none exited, none paused). */
@@ -213,17 +251,52 @@ export class Cluster {
         `member ${name}'s data dir was wiped: use rejoin (member remove + member add) to bring it back with a new member id`,
       );
     }
+    const flags = this.manifestFlags(m);
     announce();
-    await this.launch(m, "new");
+    await this.launch(m, flags);
   }
 
   /** restart stops (SIGTERM) and starts a member. */
   async restart(name: string, announce: Announce = noop): Promise<void> {
     const m = this.get(name);
     if (m.wiped) await this.start(name); // throws the wiped explanation
+    const flags = this.manifestFlags(m);
     announce();
-    if (m.proc.pid !== null) await m.proc.stop();
-    await this.launch(m, "new");
+    if (m.proc.pid !== null) {
+      m.restarting = true;
+      await m.proc.stop();
+    }
+    await this.launch(m, flags);
+  }
+
+  /**
+   * startFromKubelet starts a stopped member with the flags of its etcd static pod `pod` (the kubelet's
+   * container start). It resolves once the process is spawned; a member that cannot start exits, which the
+   * kubelet hears through onMember. It throws when the member is running or wiped, or the pod's command is not etcd.
+   */
+  async startFromKubelet(name: string, pod: StaticPod): Promise<void> {
+    const m = this.get(name);
+    if (m.proc.pid !== null) throw new ClusterControlError("invalid_state", `member ${name} is already running`);
+    if (m.wiped) throw new ClusterControlError("invalid_state", `member ${name}'s data dir was wiped: use rejoin`);
+    const flags = etcdFlagsOf(this.opts.workspace, name, pod);
+    const pid = await m.proc.start(flags);
+    this.opts.onEvent({ type: "member.started", member: name, pid });
+    for (const l of this.listeners) l.started(name, true);
+    void waitListening(m.spec.clientPort, 15_000, () => m.proc.pid !== pid)
+      .then(() => {
+        m.proc.markUp();
+        if (this.binary.faultChannel && m.proc.pid === pid) return this.applyFaults(m, true);
+        return undefined;
+      })
+      .catch(() => undefined); // a member that does not come up says so in its log and exit
+  }
+
+  /** stopFromKubelet stops a member (SIGTERM, SIGKILL after 30 s: a pod's grace period) for the kubelet. */
+  async stopFromKubelet(name: string): Promise<void> {
+    const m = this.find(name);
+    if (!m || m.proc.pid === null) return;
+    m.kubeletStop = true;
+    await m.proc.stop(30_000);
   }
 
   /** wipe kills a member and deletes its data dir; rejoin brings it back. */
@@ -247,7 +320,7 @@ export class Cluster {
     if (old) await this.rpcCall(() => this.opts.rpc.memberRemove(live, old.id));
     const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(m.spec)]));
     m.wiped = false;
-    await this.launch(m, "existing", clusterOf(members, m.spec));
+    await this.launch(m, this.flags(m, "existing", clusterOf(members, m.spec)));
   }
 
   /** addMember adds a voting member named m<N+1> on new ports and starts it. */
@@ -259,7 +332,7 @@ export class Cluster {
     const live = this.liveEndpoints();
     const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(spec)]));
     const m = this.track(spec);
-    await this.launch(m, "existing", clusterOf(members, spec));
+    await this.launch(m, this.flags(m, "existing", clusterOf(members, spec)));
     return spec.name;
   }
 
@@ -358,8 +431,12 @@ export class Cluster {
     }
     const ic = initialCluster(this.members.map((m) => m.spec));
     this.opts.onPhase?.("ports");
+    if (this.opts.backend === "real") this.etcdVersion = await memberVersion(this.binary);
     // Every member at once: each one's start-up is mostly its own CPU, and none needs another to be up.
-    for (const m of this.members) rmSync(m.spec.dataDir, { recursive: true, force: true });
+    for (const m of this.members) {
+      rmSync(m.spec.dataDir, { recursive: true, force: true });
+      writeControlPlaneManifests(this.opts.workspace, m.spec, `10.0.0.${10 + Number(m.spec.name.slice(1))}`);
+    }
     const exits = this.members.map(
       (m) => new Promise<never>((_, reject) => m.proc.onExit((exit) => reject(new StartupExit(m.spec, exit)))),
     );
@@ -380,9 +457,7 @@ export class Cluster {
       await Promise.race([this.waitHealthy(Date.now() + timeoutMs), timeout, ...exits]);
     } catch (err) {
       if (err instanceof StartupExit) {
-        const lines = (await readFile(this.logFile(err.spec.name), "utf8").catch(() => "")).split("\n").filter(Boolean);
-        const errors = lines.filter((l) => /"level":"(error|fatal|panic)"|^(Error|panic):/.test(l));
-        const shown = (errors.length ? errors : lines).slice(-3);
+        const shown = await this.lastLogLines(err.spec.name, 3);
         if (shown.length) err.message += `\n${shown.join("\n")}`;
       }
       throw err;
@@ -404,12 +479,23 @@ export class Cluster {
       env: this.binary.faultChannel ? { ETCD_LAB_CONTROL_SOCKET: spec.controlSocket } : {},
       guard: this.opts.guard,
     });
-    const m: Member = { spec, proc, wiped: false, faults: noFaults(), control: null };
+    const m: Member = {
+      spec,
+      proc,
+      wiped: false,
+      faults: noFaults(),
+      control: null,
+      kubeletStop: false,
+      restarting: false,
+    };
     if (this.binary.faultChannel) {
       mkdirSync(spec.controlSocket.slice(0, spec.controlSocket.lastIndexOf("/")), { recursive: true });
       m.control = new ControlClient(spec.controlSocket);
     }
     proc.onExit((exit: MemberExit) => {
+      const how = { byKubelet: m.kubeletStop, restarting: m.restarting };
+      m.kubeletStop = false;
+      m.restarting = false;
       if (this.destroyed) return;
       this.opts.onEvent({
         type: "member.exited",
@@ -418,6 +504,9 @@ export class Cluster {
         signal: exit.signal,
         expected: exit.expected,
       });
+      if (!this.listeners.length) return;
+      const lastError = errorLines(readTail(this.logFile(spec.name)), 1)[0] ?? null;
+      for (const l of this.listeners) l.exited(spec.name, exit, { ...how, lastError });
     });
     this.members.push(m);
     return m;
@@ -427,20 +516,40 @@ export class Cluster {
     return `${this.opts.workspace}/logs/${name}.log`;
   }
 
+  /** flags writes a member's etcd.yaml for a (re)bootstrap and returns the flags it gives. */
   private flags(m: Member, state: "new" | "existing", cluster?: string): string[] {
-    return memberFlags(m.spec, {
+    writeEtcdManifest(this.opts.workspace, m.spec, {
       initialCluster: cluster ?? initialCluster(this.members.map((x) => x.spec)),
       clusterToken: `etcd-lab-${this.opts.session}`,
       clusterState: state,
       quotaBackendBytes: this.opts.quotaBackendBytes,
+      etcdVersion: this.etcdVersion,
     });
+    return this.manifestFlags(m);
   }
 
-  private async launch(m: Member, state: "new" | "existing", cluster?: string): Promise<void> {
-    const pid = await m.proc.start(this.flags(m, state, cluster));
+  /** manifestFlags returns the flags of a member's current etcd.yaml (what `lab start` runs). */
+  private manifestFlags(m: Member): string[] {
+    return etcdFlagsOf(this.opts.workspace, m.spec.name, readEtcdPod(this.opts.workspace, m.spec.name));
+  }
+
+  /** lastLogLines returns a member log's last `n` error lines (or last lines when none is an error). */
+  private async lastLogLines(name: string, n: number): Promise<string[]> {
+    return errorLines(await readFile(this.logFile(name), "utf8").catch(() => ""), n);
+  }
+
+  private async launch(m: Member, flags: string[]): Promise<void> {
+    const pid = await m.proc.start(flags);
     this.opts.onEvent({ type: "member.started", member: m.spec.name, pid });
-    await waitListening(m.spec.clientPort, 15_000, () => m.proc.pid === null).catch(() => {
-      throw new ClusterControlError("timeout", `member ${m.spec.name} did not listen on its client port within 15 s`);
+    for (const l of this.listeners) l.started(m.spec.name, false);
+    await waitListening(m.spec.clientPort, 15_000, () => m.proc.pid === null).catch(async () => {
+      const why = m.proc.pid === null ? (await this.lastLogLines(m.spec.name, 1))[0] : undefined;
+      throw new ClusterControlError(
+        "timeout",
+        why
+          ? `member ${m.spec.name} exited while starting: ${why}`
+          : `member ${m.spec.name} did not listen on its client port within 15 s`,
+      );
     });
     m.proc.markUp();
     if (this.binary.faultChannel) await this.applyFaults(m, true);
@@ -570,6 +679,36 @@ export class StartupExit extends Error {
     exit: MemberExit,
   ) {
     super(`member ${spec.name} exited while starting (code ${exit.code}, signal ${exit.signal})`);
+  }
+}
+
+/**
+ * errorLines picks a log's last `n` error lines (zap levels error/fatal/panic, Go's Error:, etcd's flag
+ * errors), else its last lines.
+ */
+function errorLines(log: string, n: number): string[] {
+  const lines = log.split("\n").filter(Boolean);
+  const errors = lines.filter((l) =>
+    /"level":"(error|fatal|panic)"|^(Error|panic):|^flag provided but not defined|^invalid value /.test(l),
+  );
+  return (errors.length ? errors : lines).slice(-n);
+}
+
+/** readTail reads the last 64 KiB of a file ("" when absent). */
+function readTail(path: string): string {
+  try {
+    const fd = openSync(path, "r");
+    try {
+      const size = fstatSync(fd).size;
+      const len = Math.min(size, 64 * 1024);
+      const buf = Buffer.alloc(len);
+      readSync(fd, buf, 0, len, size - len);
+      return buf.toString("utf8");
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return "";
   }
 }
 

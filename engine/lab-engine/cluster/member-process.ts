@@ -51,6 +51,7 @@ export class MemberProcess {
   private child: ChildProcess | null = null;
   private exitPromise: Promise<MemberExit> | null = null;
   private expectingExit = false;
+  private spawning = false;
   private stateValue: ProcessState = "down";
   private readonly exitListeners: ((exit: MemberExit) => void)[] = [];
 
@@ -74,6 +75,16 @@ export class MemberProcess {
   /** start spawns the process; it must be down. Resolves once the OS has spawned it. */
   async start(flags: string[] = this.spec.flags): Promise<number> {
     if (this.child) throw new Error(`member ${this.spec.name} is already running (pid ${this.child.pid})`);
+    if (this.spawning) throw new Error(`member ${this.spec.name} is already starting`);
+    this.spawning = true;
+    try {
+      return await this.spawnChild(flags);
+    } finally {
+      this.spawning = false;
+    }
+  }
+
+  private async spawnChild(flags: string[]): Promise<number> {
     mkdirSync(dirname(this.spec.logFile), { recursive: true });
     this.boundLog();
     const fd = openSync(this.spec.logFile, "a");

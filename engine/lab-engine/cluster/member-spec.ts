@@ -1,6 +1,7 @@
 // A member's identity in a session: name, ports, URLs, data dir, fault-channel socket, and the etcd flags
-// that start it. Names are m1..mN like the reference cluster; data dirs are <workspace>/<name>.etcd like
-// etcd's default.
+// that start it. Names are m1..mN like the reference cluster. Member mN runs on master k8s-master-N, whose
+// filesystem is the lab home's masters/mN (~/masters/mN in a lab shell): its data dir is that master's
+// /var/lib/etcd, kubeadm's default, written in its static pod manifest (member-manifest.ts).
 import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,6 +27,16 @@ export function controlSocketPath(workspace: string, name: string): string {
   return join(tmpdir(), `etcd-lab-ctl-${h}`, `${name}.sock`);
 }
 
+/** masterRoot is <workspace>/home/masters/<name>, member <name>'s master's filesystem (~/masters/<name>). */
+export function masterRoot(workspace: string, name: string): string {
+  return join(workspace, "home", "masters", name);
+}
+
+/** nodeName is the master a member runs on: m1 runs on k8s-master-1. */
+export function nodeName(member: string): string {
+  return `k8s-master-${member.replace(/^m/, "")}`;
+}
+
 /** memberSpec builds a member's spec from its name and three ports. */
 export function memberSpec(workspace: string, name: string, ports: [number, number, number]): MemberSpec {
   const [clientPort, peerPort, metricsPort] = ports;
@@ -34,7 +45,7 @@ export function memberSpec(workspace: string, name: string, ports: [number, numb
     clientPort,
     peerPort,
     metricsPort,
-    dataDir: join(workspace, `${name}.etcd`),
+    dataDir: join(masterRoot(workspace, name), "var", "lib", "etcd"),
     controlSocket: controlSocketPath(workspace, name),
   };
 }
@@ -61,7 +72,11 @@ export interface FlagOptions {
   quotaBackendBytes?: number | undefined;
 }
 
-/** memberFlags returns the etcd command line of a member (the flags etcd 3.4 and 3.6 share). */
+/**
+ * memberFlags returns a plain etcd command line for a member (the flags etcd 3.4 and 3.6 share), for clusters
+ * without masters (test/chaos). A session's members take theirs from their static pod manifest instead
+ * (member-manifest.ts).
+ */
 export function memberFlags(m: MemberSpec, o: FlagOptions): string[] {
   const flags = [
     `--name=${m.name}`,

@@ -21,6 +21,7 @@ import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ControlAction, ControlSource, LabEvent } from "../types/event-types.ts";
 import type { ControlRequest, LabSession } from "../session/session.ts";
 import type { SessionManager } from "../session/session-manager.ts";
+import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import { ApiHttpError, toApiError } from "./api-error.ts";
 import type { Principal } from "./auth.ts";
 import type * as schema from "./request-schemas.ts";
@@ -137,6 +138,16 @@ export const handlers = {
     return "streamed";
   },
   freeQuota: async (c: SessionAsk) => json<ControlResult>({ ok: true, event: await c.session.freeQuota(source(c)) }),
+
+  // Static pods.
+  staticPods: (c: SessionAsk) => json<{ masters: MasterView[] }>({ masters: c.session.staticPodsView() }),
+  kubeSync: async (c: SessionAsk<{ master: string }>) =>
+    json<SyncResult>(await c.session.kubeSync(c.params.master, source(c))),
+  containerLogs(c: SessionAsk<{ cid: string }>): Reply {
+    const log = c.session.containerLogs(c.params.cid);
+    if (log === null) throw new ApiHttpError(404, "not_found", `container "${c.params.cid}" not found`);
+    return json<{ log: string }>({ log });
+  },
 
   // Tasks.
   tasks: (c: SessionAsk) => json<{ tasks: TaskState[] }>({ tasks: c.session.tasks() }),

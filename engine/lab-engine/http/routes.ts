@@ -84,6 +84,21 @@ export const apiRoutes: readonly Route<ApiDeps>[] = [
   row({ method: "POST", path: "/api/sessions/:sid/fill-quota", access: ownSession, handler: h.fillQuota }),
   row({ method: "POST", path: "/api/sessions/:sid/free-quota", access: ownSession, handler: h.freeQuota }),
 
+  // Static pods: the masters' simulated kubelets (lab kube sync, lab kube pods, crictl).
+  row({ method: "GET", path: "/api/sessions/:sid/kube/static-pods", access: ownSession, handler: h.staticPods }),
+  row({
+    method: "POST",
+    path: "/api/sessions/:sid/kube/sync/:master{m\\d{1,2}|k8s-master-\\d{1,2}}",
+    access: ownSession,
+    handler: h.kubeSync,
+  }),
+  row({
+    method: "GET",
+    path: "/api/sessions/:sid/kube/containers/:cid{[0-9a-f]{1,64}}/logs",
+    access: ownSession,
+    handler: h.containerLogs,
+  }),
+
   // Tasks.
   row({ method: "GET", path: "/api/sessions/:sid/tasks", access: ownSession, handler: h.tasks }),
   row({ method: "POST", path: "/api/sessions/:sid/check", access: ownSession, handler: h.checkAll }),

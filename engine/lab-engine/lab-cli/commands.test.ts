@@ -134,4 +134,88 @@ describe("lab command", () => {
       server.close();
     }
   });
+
+  it("forces a kubelet sync and lists the static pods (lab kube sync, lab kube pods)", async () => {
+    const calls: string[] = [];
+    const server = createServer((req, res) => {
+      calls.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { "content-type": "application/json" });
+      if (req.url?.endsWith("/kube/sync/m2")) {
+        res.end(
+          JSON.stringify({
+            master: "m2",
+            changed: ["etcd"],
+            log: ['I1202 00:00:00.000000  1 kubelet.go:2442] "SyncLoop ADD"'],
+          }),
+        );
+        return;
+      }
+      const pod = (component: string, over: object) => ({
+        file: `${component}.yaml`,
+        podName: `${component}-k8s-master-1`,
+        namespace: "kube-system",
+        uid: "u",
+        component,
+        image: `registry.k8s.io/${component}:x`,
+        running: false,
+        waiting: null,
+        restarts: 0,
+        lastError: null,
+        ...over,
+      });
+      res.end(
+        JSON.stringify({
+          masters: [
+            {
+              master: "m1",
+              node: "k8s-master-1",
+              manifestDir: "~/masters/m1/etc/kubernetes/manifests",
+              pods: [
+                pod("etcd", { waiting: "CrashLoopBackOff", restarts: 3, lastError: "exited with code 2: bad flag" }),
+                pod("kube-scheduler", { waiting: "NoRuntime" }),
+              ],
+              containers: [],
+              wanted: ["kube-scheduler"],
+            },
+            {
+              master: "m2",
+              node: "k8s-master-2",
+              manifestDir: "~/masters/m2/etc/kubernetes/manifests",
+              pods: [],
+              containers: [],
+              wanted: [],
+            },
+          ],
+        }),
+      );
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const env = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, session: "s1", token: "tok" };
+      const sync = out();
+      expect(await run(["kube", "sync", "m2"], env, sync.o)).toBe(0);
+      expect(sync.lines).toEqual([
+        'I1202 00:00:00.000000  1 kubelet.go:2442] "SyncLoop ADD"',
+        "kubelet on k8s-master-2 (simulated) read /etc/kubernetes/manifests: changed: etcd",
+      ]);
+      const pods = out();
+      expect(await run(["kube", "pods"], env, pods.o)).toBe(0);
+      const table = pods.lines.join("\n").split("\n");
+      expect(table[1]).toMatch(/^NODE\s+POD\s+STATE\s+RESTARTS\s+IMAGE\s+NOTE$/);
+      expect(table[2]).toMatch(
+        /^k8s-master-1\s+kube-system\/etcd-k8s-master-1\s+CrashLoopBackOff\s+3\s+registry\.k8s\.io\/etcd:x\s+exited with code 2: bad flag$/,
+      );
+      expect(table[3]).toMatch(/NoRuntime\s+0\s+\S+\s+wanted: no simulated component runs it yet$/);
+      expect(table[4]).toBe("k8s-master-2: no static pod (~/masters/m2/etc/kubernetes/manifests is empty)");
+      expect(calls).toEqual(["POST /api/sessions/s1/kube/sync/m2", "GET /api/sessions/s1/kube/static-pods"]);
+      await expect(run(["kube", "sync"], env, sync.o)).rejects.toThrow(
+        "expected a master like m1 (or k8s-master-1), got nothing",
+      );
+      await expect(run(["kube", "frob"], env, sync.o)).rejects.toThrow(
+        'unknown kube command "frob"; expected lab kube sync <m> or lab kube pods',
+      );
+    } finally {
+      server.close();
+    }
+  });
 });

@@ -3,7 +3,8 @@
 import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../index.ts";
 import { readFileSync } from "node:fs";
 import { humanizeBytes } from "../../go/humanize.ts";
-import { formatEvent, statusTable } from "./format.ts";
+import { formatEvent, kubeSyncSummary, staticPodsTable, statusTable } from "./format.ts";
+import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
 
 /** LabEnv is what `lab` reads from the environment the lab server gave the shell. */
@@ -37,7 +38,8 @@ export const usage = `lab controls this lab's cluster and checks your work.
 Usage:
   lab status                        members: process, leader, term, raft index, db size, alarms, faults
   lab kill|stop|pause|resume <m>... SIGKILL, SIGTERM, SIGSTOP, SIGCONT members (e.g. lab kill m2, lab stop m1 m2)
-  lab start|restart <m>...          start stopped members / stop and start them
+  lab start|restart <m>...          start stopped members / stop and start them, with the flags of their static pod
+                                    manifest (~/masters/<m>/etc/kubernetes/manifests/etcd.yaml)
   lab wipe <m>  |  lab rejoin <m>   delete a member's data dir / bring it back as a new member
   lab partition <m>[,<m>...] ...    cut the cluster into groups (lab partition m1 isolates m1)
   lab isolate <m>                   same as lab partition <m>
@@ -49,6 +51,9 @@ Usage:
   lab tasks                         the lab's tasks and whether they passed
   lab check [task]                  check one task, or all of them
   lab hint [task]                   the next hint (for the first task not passed yet, by default)
+  lab kube sync <m>                 make master <m>'s simulated kubelet read ~/masters/<m>/etc/kubernetes/manifests
+                                    now (it polls every 20 s) and print what it did
+  lab kube pods                     the masters' static pods (etcd, kube-apiserver, ...) as their kubelets run them
   lab events [n]                    the last n events of the session log (default 20)
   lab replay <events.jsonl> [speed] re-apply the controls of an event log, keeping their rhythm (speed 2 = twice as fast)
   lab reset [--clear-progress]      start the lab over (new cluster, fresh shells)
@@ -217,6 +222,8 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
       for (const e of r.events.slice(-Math.max(1, n))) o.out(formatEvent(e));
       return 0;
     }
+    case "kube":
+      return kube(c, o, args);
     case "replay":
       return replay(c, o, args[0], args[1]);
     case "reset": {
@@ -227,6 +234,31 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
     }
     default:
       throw new UsageError(`unknown command "${verb}"; run 'lab help' for the list`);
+  }
+}
+
+async function kube(c: Client, o: Output, args: string[]): Promise<number> {
+  const [sub, target] = args;
+  switch (sub) {
+    case "sync": {
+      if (!target || !/^(m\d{1,2}|k8s-master-\d{1,2})$/.test(target))
+        throw new UsageError(
+          `expected a master like m1 (or k8s-master-1), got ${target === undefined ? "nothing" : `"${target}"`}`,
+        );
+      const r = await c.call<SyncResult>("POST", `${c.sessionPath}/kube/sync/${target}`);
+      for (const line of r.log) o.out(line);
+      o.out(kubeSyncSummary(r));
+      return 0;
+    }
+    case "pods": {
+      const r = await c.call<{ masters: MasterView[] }>("GET", `${c.sessionPath}/kube/static-pods`);
+      o.out(staticPodsTable(r.masters));
+      return 0;
+    }
+    default:
+      throw new UsageError(
+        `unknown kube command ${sub === undefined ? "(none)" : `"${sub}"`}; expected lab kube sync <m> or lab kube pods`,
+      );
   }
 }
 

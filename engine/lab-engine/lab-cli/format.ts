@@ -1,6 +1,7 @@
 // How `lab` prints: sizes like etcdctl (go-humanize's SI bytes: "25 kB", "2.1 GB"), the status table, and
 // one line per event.
 import type { ClusterStatus, LabEvent, MemberStatus } from "../index.ts";
+import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import { humanizeBytes } from "../../go/humanize.ts";
 
 function faults(m: MemberStatus): string {
@@ -14,6 +15,49 @@ function faults(m: MemberStatus): string {
   for (const [peer, ms] of Object.entries(m.faults.delayMs)) parts.push(`+${ms}ms to ${peer}`);
   if (m.faults.fsyncDelayMs) parts.push(`fsync +${m.faults.fsyncDelayMs}ms`);
   return parts.join("; ");
+}
+
+/** table aligns rows under a header, two spaces apart. */
+function table(head: string[], rows: string[][]): string[] {
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join("  ")
+      .trimEnd();
+  return [line(head), ...rows.map(line)];
+}
+
+/** kubeSyncSummary is the last line of `lab kube sync`. */
+export function kubeSyncSummary(r: SyncResult): string {
+  const what = r.changed.length ? `changed: ${r.changed.join(", ")}` : "no manifest changed";
+  return `kubelet on k8s-master-${r.master.slice(1)} (simulated) read /etc/kubernetes/manifests: ${what}`;
+}
+
+/** staticPodsTable renders `lab kube pods`: every master's static pods as its simulated kubelet runs them. */
+export function staticPodsTable(masters: MasterView[]): string {
+  const rows = masters.flatMap((m) =>
+    m.pods.map((p) => [
+      m.node,
+      `${p.namespace}/${p.podName}`,
+      p.running ? "Running" : (p.waiting ?? "Exited"),
+      String(p.restarts),
+      p.image,
+      p.waiting === "NoRuntime"
+        ? "wanted: no simulated component runs it yet"
+        : p.waiting === "Held"
+          ? "stopped by the lab: lab start or a manifest change starts it"
+          : (p.lastError ?? ""),
+    ]),
+  );
+  const empty = masters
+    .filter((m) => !m.pods.length)
+    .map((m) => `${m.node}: no static pod (${m.manifestDir} is empty)`);
+  return [
+    "Static pods of the masters' simulated kubelets (from ~/masters/<m>/etc/kubernetes/manifests):",
+    ...table(["NODE", "POD", "STATE", "RESTARTS", "IMAGE", "NOTE"], rows),
+    ...empty,
+  ].join("\n");
 }
 
 /** statusTable renders `lab status`. */
@@ -48,15 +92,9 @@ export function statusTable(s: ClusterStatus): string {
     m.alarms.join(",") || (m.errors.length ? m.errors.join("; ") : ""),
     faults(m),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join("  ")
-      .trimEnd();
   const q = s.quorum;
   const summary = `leader: ${s.leader ?? "none"}   quorum: ${q.up}/${q.members} up, ${q.needed} needed (${q.hasQuorum ? "ok" : "LOST"})${s.revision !== null ? `   revision: ${s.revision}` : ""}`;
-  return [line(head), ...rows.map(line), "", summary].join("\n");
+  return [...table(head, rows), "", summary].join("\n");
 }
 
 /** formatEvent renders one event on one line: "12:03:04 #17 control kill m2 (cli)". */
@@ -84,6 +122,12 @@ export function formatEvent(e: LabEvent): string {
       return `${head} ${e.op}: ${e.error}`;
     case "workload.recovered":
       return `${head} ${e.op}`;
+    case "kube.kubelet.sync":
+      return `${head} ${e.node}: ${e.changed.length ? e.changed.join(", ") : "no change"} (${e.initiator})`;
+    case "kube.static-pod.start":
+    case "kube.static-pod.stop":
+    case "kube.static-pod.failed":
+      return `${head} ${e.node} ${e.component}: ${e.reason} (${e.initiator})`;
     default:
       return head;
   }

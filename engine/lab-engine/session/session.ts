@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Cluster } from "../cluster/cluster.ts";
+import { StaticPods, type ComponentHook, type MasterView, type SyncResult } from "../cluster/static-pods.ts";
 import { ClusterControlError } from "../cluster/control-error.ts";
 import { capabilitiesOf } from "../types/status-types.ts";
 import { StatusTracker } from "../cluster/status-tracker.ts";
@@ -96,6 +97,7 @@ export class LabSession {
 
   private stateValue: SessionState = "starting";
   private cluster: Cluster | null = null;
+  private staticPods: StaticPods | null = null;
   private conn: Connection | null = null;
   private tracker = new StatusTracker();
   private readonly terminals = new Map<string, Terminal>();
@@ -347,6 +349,40 @@ export class LabSession {
     return event;
   }
 
+  // ---- static pods --------------------------------------------------------------------------------------
+
+  /** kubeSync makes master `master`'s simulated kubelet list its manifests now (lab kube sync). */
+  async kubeSync(master: string, source: ControlSource): Promise<SyncResult> {
+    this.readyCluster();
+    this.touch();
+    const r = await this.pods().sync(master, source);
+    void this.sample().catch(() => undefined);
+    return r;
+  }
+
+  /** staticPodsView describes every master's kubelet: pods, containers (crictl ps -a) and wanted components. */
+  staticPodsView(): MasterView[] {
+    return this.pods().view();
+  }
+
+  /** containerLogs returns a static pod container's log by id (prefix), null when there is none. */
+  containerLogs(id: string): string | null {
+    return this.pods().logs(id);
+  }
+
+  /**
+   * onComponent wires the simulated kube-apiserver, controller-manager and scheduler to the masters' static pods:
+   * `hook` is called when a master's kubelet starts (present) or stops one of them.
+   */
+  onComponent(hook: ComponentHook): Promise<void> {
+    return this.pods().setComponentHook(hook);
+  }
+
+  private pods(): StaticPods {
+    if (!this.staticPods) throw new SessionBusy(`session is ${this.stateValue}`);
+    return this.staticPods;
+  }
+
   // ---- tasks --------------------------------------------------------------------------------------------
 
   /**
@@ -569,6 +605,12 @@ export class LabSession {
       });
     }
     this.cluster = cluster;
+    this.staticPods = await StaticPods.start({
+      workspace: this.workspace,
+      cluster,
+      restartKilledMembers: shape.restartKilledMembers ?? false,
+      onEvent,
+    });
     const conn = this.deps.connect(cluster.endpoints());
     this.conn = conn;
     rpc.connect(conn.rpc);
@@ -614,6 +656,8 @@ export class LabSession {
     this.stopTimers();
     await this.workload?.stop();
     this.workload = null;
+    this.staticPods?.stop();
+    this.staticPods = null;
     await this.cluster?.destroy();
     this.cluster = null;
     this.conn?.store.close();

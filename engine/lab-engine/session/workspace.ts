@@ -1,5 +1,6 @@
-// A session's directory (docs: <workspace>/m1.etcd ..., backups/, home/, events.jsonl) and the lab home
-// around it: $ETCD_LAB_HOME or <os tmpdir>/etcd-lab-<uid>, holding sessions/<id>/ and progress/.
+// A session's directory (home/ with masters/<m>/var/lib/etcd, the members' data dirs; backups/, logs/,
+// events.jsonl) and the lab home around it: $ETCD_LAB_HOME or <os tmpdir>/etcd-lab-<uid>, holding
+// sessions/<id>/ and progress/.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";

@@ -44,7 +44,28 @@ export type LabEventBody =
   | { type: "check"; task: string; passed: boolean; message: string }
   | { type: "workload.failed"; op: WorkloadOp; error: string }
   | { type: "workload.recovered"; op: WorkloadOp }
-  | { type: "fill-quota.done"; written: number; bytes: number; error: string | null };
+  | { type: "fill-quota.done"; written: number; bytes: number; error: string | null }
+  // The simulated kubelets' static pods (cluster/static-pods.ts). `master` is the member (m1), `node` its master
+  // (k8s-master-1); `initiator` is "kubelet" (its 20 s poll, a back-off restart) or who forced a sync.
+  | { type: "kube.kubelet.sync"; master: string; node: string; changed: string[]; initiator: string }
+  | {
+      type: "kube.static-pod.start";
+      master: string;
+      node: string;
+      component: string;
+      reason: string;
+      attempt: number;
+      initiator: string;
+    }
+  | { type: "kube.static-pod.stop"; master: string; node: string; component: string; reason: string; initiator: string }
+  | {
+      type: "kube.static-pod.failed";
+      master: string;
+      node: string;
+      component: string;
+      reason: string;
+      initiator: string;
+    };
 
 /** LabEventType is the `type` of a LabEvent. */
 export type LabEventType = LabEventBody["type"];
