@@ -72,7 +72,11 @@ export interface FlagOptions {
   quotaBackendBytes?: number | undefined;
 }
 
-/** memberFlags returns the etcd command line of a member (the flags etcd 3.4 and 3.6 share). */
+/**
+ * memberFlags returns a plain etcd command line for a member (the flags etcd 3.4 and 3.6 share), for clusters
+ * without masters (test/chaos). A session's members take theirs from their static pod manifest instead
+ * (member-manifest.ts).
+ */
 export function memberFlags(m: MemberSpec, o: FlagOptions): string[] {
   const flags = [
     `--name=${m.name}`,

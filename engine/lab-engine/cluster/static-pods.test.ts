@@ -210,4 +210,13 @@ describe.each(await testBackends())("static pods (%s)", (backend) => {
     expect(etcdContainer("m1")).toMatchObject({ state: "Running", attempt: attempt + 1 });
     expect(pods.logs(etcdContainer("m1")?.id.slice(0, 13) ?? "")).toContain('"level"');
   });
+
+  it("with restartKilledMembers, restarts a killed member like restartPolicy Always", async () => {
+    pods.stop();
+    pods = await StaticPods.start({ workspace, cluster, restartKilledMembers: true, onEvent: (e) => events.push(e) });
+    await cluster.kill("m2");
+    await until("the kubelet restarting m2", () => cluster.isRunning("m2"));
+    expect(etcdContainer("m2")).toMatchObject({ state: "Running", attempt: 1 });
+    await until("m2 answering", () => answers("m2"));
+  });
 });

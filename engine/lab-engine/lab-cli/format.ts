@@ -92,15 +92,9 @@ export function statusTable(s: ClusterStatus): string {
     m.alarms.join(",") || (m.errors.length ? m.errors.join("; ") : ""),
     faults(m),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
-      .join("  ")
-      .trimEnd();
   const q = s.quorum;
   const summary = `leader: ${s.leader ?? "none"}   quorum: ${q.up}/${q.members} up, ${q.needed} needed (${q.hasQuorum ? "ok" : "LOST"})${s.revision !== null ? `   revision: ${s.revision}` : ""}`;
-  return [line(head), ...rows.map(line), "", summary].join("\n");
+  return [...table(head, rows), "", summary].join("\n");
 }
 
 /** formatEvent renders one event on one line: "12:03:04 #17 control kill m2 (cli)". */
