@@ -8,6 +8,7 @@ import { apiVersionOf, type ResourceInfo } from "./resources.ts";
 import { hasProtoPrefix, unwrapObject, wrapObject, type TypeMeta } from "./envelope.ts";
 import { hasMessage } from "./message.ts";
 import { groupPrefixes } from "./schema.ts";
+import { goJson } from "./json.ts";
 import { decodeMessage, encodeMessage, unknownJsonFields } from "./proto-json.ts";
 
 export { CodecError } from "./proto-json.ts";
@@ -114,14 +115,10 @@ function sorted(v: JsonValue): JsonValue {
   return out;
 }
 
-/** goJson is JSON.stringify with Go's HTML-safe escapes. */
-function goJson(v: JsonValue): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /**
  * decodeObject reads a stored value (protobuf or JSON) into the object the apiserver serves, without a
- * resourceVersion. It throws StorageDecodeError for values that are neither.
+ * resourceVersion: a built-in kind in Go field order (kind, apiVersion, metadata, ...), a custom resource as
+ * stored. It throws StorageDecodeError for values that are neither.
  */
 export function decodeObject(value: Uint8Array): KubeObject {
   if (hasProtoPrefix(value)) {
@@ -140,7 +137,7 @@ export function decodeObject(value: Uint8Array): KubeObject {
     } catch (e) {
       throw new StorageDecodeError(`unable to decode ${env.apiVersion} ${env.kind}: ${(e as Error).message}`);
     }
-    return { apiVersion: env.apiVersion, kind: env.kind, ...body } as KubeObject;
+    return { kind: env.kind, apiVersion: env.apiVersion, ...body } as KubeObject;
   }
   const text = new TextDecoder().decode(value);
   let obj: unknown;
