@@ -96,11 +96,11 @@ export function encodeProtobuf(type: TypeMeta, obj: KubeObject): Uint8Array {
 
 /**
  * encodeJson is the JSON storage: one line and "\n". Custom resources are unstructured maps, which Go
- * marshals with sorted keys (`sortKeys`); typed objects (CRDs) keep their field order. Like Go's
- * encoding/json, <, > and & are escaped.
+ * marshals with sorted keys (`sortKeys`); typed objects (CRDs) are Go structs: kind and apiVersion first
+ * (TypeMeta's order), then their fields in the order given. Like Go's encoding/json, <, > and & are escaped.
  */
 export function encodeJson(type: TypeMeta, obj: KubeObject, sortKeys: boolean): Uint8Array {
-  const ordered: JsonObject = { apiVersion: type.apiVersion, kind: type.kind, ...stripMeta(obj) };
+  const ordered: JsonObject = { kind: type.kind, apiVersion: type.apiVersion, ...stripMeta(obj) };
   ordered.apiVersion = type.apiVersion;
   ordered.kind = type.kind;
   const text = goJson(sortKeys ? sorted(ordered) : ordered);
