@@ -57,6 +57,12 @@ describe("the seed through the storage codec", () => {
       imagePullPolicy: "IfNotPresent",
     });
     expect(pod.spec).not.toHaveProperty("priorityClassName");
+    expect((pod.status as { conditions: JsonValue[] }).conditions[0]).toEqual({
+      type: "Initialized",
+      status: "True",
+      lastProbeTime: null,
+      lastTransitionTime: expect.stringMatching(/^2026-01-12T09:\d\d:\d\dZ$/),
+    });
     expect((pod.status as { containerStatuses: JsonValue[] }).containerStatuses[0]).toMatchObject({
       ready: true,
       restartCount: 0,
