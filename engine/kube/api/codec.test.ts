@@ -70,8 +70,8 @@ describe("storage codec", () => {
       spec: {
         holderIdentity: "n",
         leaseDurationSeconds: 40,
-        renewTime: "2026-01-12T09:12:00.123456789Z",
-        acquireTime: "2026-01-12T10:12:00+01:00",
+        renewTime: "2026-01-12T09:12:00.123456Z",
+        acquireTime: "2026-01-12T10:12:00.000001+01:00",
       },
     };
     const back = decodeObject(encodeObject(resource("Lease"), lease));
@@ -80,10 +80,18 @@ describe("storage codec", () => {
       spec: {
         holderIdentity: "n",
         leaseDurationSeconds: 40,
-        acquireTime: "2026-01-12T09:12:00.000000Z",
+        acquireTime: "2026-01-12T09:12:00.000001Z",
         renewTime: "2026-01-12T09:12:00.123456Z",
       },
     });
+    // MicroTime parses with RFC3339Micro: exactly six fractional digits.
+    const micro = (renewTime: string) => () => encodeObject(resource("Lease"), { ...lease, spec: { renewTime } });
+    expect(micro("2026-01-12T09:12:00Z")).toThrow(
+      'parsing time "2026-01-12T09:12:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+    );
+    expect(micro("2026-01-12T09:12:00.123456789Z")).toThrow(
+      'parsing time "2026-01-12T09:12:00.123456789Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "789Z" as "Z07:00"',
+    );
     const ev = {
       apiVersion: "v1",
       kind: "Event",

@@ -145,7 +145,7 @@ function writeField(w: Writer, f: Field, t: ValueType, v: JsonValue, ctx: Ctx): 
       tag(w, f.num, 2);
       const start = w.fork();
       if (v !== null) {
-        const t0 = time(v, ctx);
+        const t0 = time(v, t.scalar === "MicroTime");
         if (t0.seconds !== zeroTimeSeconds || t0.nanos !== 0) {
           tag(w, 1, 0);
           w.int64Number(t0.seconds);
@@ -242,11 +242,11 @@ function base64(v: JsonValue, ctx: Ctx, f: Field): Uint8Array {
   return new Uint8Array(Buffer.from(text, "base64"));
 }
 
-function time(v: string, ctx: Ctx) {
+function time(v: string, micro: boolean) {
   try {
-    return parseTime(v);
+    return parseTime(v, micro);
   } catch (e) {
-    if (e instanceof TimeError) throw new CodecError(`${e.message} (${ctx.path})`);
+    if (e instanceof TimeError) throw new CodecError(e.message);
     throw e;
   }
 }
