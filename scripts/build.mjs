@@ -19,6 +19,7 @@ export const entries = {
   etcd: "engine/store/etcdmain/main.ts",
   etcdctl: "engine/tools/etcdctl/main.ts",
   etcdutl: "engine/tools/etcdutl/main.ts",
+  auger: "engine/tools/auger/main.ts",
   kubectl: "engine/tools/kubectl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
   crictl: "engine/tools/crictl/main.ts",
@@ -34,6 +35,7 @@ export const cachedEntries = {
   etcd: { profile: "single", writeAfterMs: 3000 },
   etcdctl: { profile: "command", writeAfterMs: 0 },
   etcdutl: { profile: "command", writeAfterMs: 0 },
+  auger: { profile: "command", writeAfterMs: 0 },
   kubectl: { profile: "command", writeAfterMs: 0 },
 };
 

@@ -62,7 +62,7 @@ describe("storage codec", () => {
     expect(decodeObject(v)).toEqual({ ...cm, metadata: meta });
   });
 
-  it("keeps Time to the second and MicroTime to the microsecond, and omits the zero time", () => {
+  it("keeps Time to the second and MicroTime to the microsecond, and writes the zero time as null", () => {
     const lease = {
       apiVersion: "coordination.k8s.io/v1",
       kind: "Lease",
@@ -70,8 +70,8 @@ describe("storage codec", () => {
       spec: {
         holderIdentity: "n",
         leaseDurationSeconds: 40,
-        renewTime: "2026-01-12T09:12:00.123456789Z",
-        acquireTime: "2026-01-12T10:12:00+01:00",
+        renewTime: "2026-01-12T09:12:00.123456Z",
+        acquireTime: "2026-01-12T10:12:00.000001+01:00",
       },
     };
     const back = decodeObject(encodeObject(resource("Lease"), lease));
@@ -80,10 +80,18 @@ describe("storage codec", () => {
       spec: {
         holderIdentity: "n",
         leaseDurationSeconds: 40,
-        acquireTime: "2026-01-12T09:12:00.000000Z",
+        acquireTime: "2026-01-12T09:12:00.000001Z",
         renewTime: "2026-01-12T09:12:00.123456Z",
       },
     });
+    // MicroTime parses with RFC3339Micro: exactly six fractional digits.
+    const micro = (renewTime: string) => () => encodeObject(resource("Lease"), { ...lease, spec: { renewTime } });
+    expect(micro("2026-01-12T09:12:00Z")).toThrow(
+      'parsing time "2026-01-12T09:12:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"',
+    );
+    expect(micro("2026-01-12T09:12:00.123456789Z")).toThrow(
+      'parsing time "2026-01-12T09:12:00.123456789Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "789Z" as "Z07:00"',
+    );
     const ev = {
       apiVersion: "v1",
       kind: "Event",
@@ -91,8 +99,18 @@ describe("storage codec", () => {
     };
     const evBack = decodeObject(encodeObject(resource("Event"), ev));
     expect(evBack.metadata).toEqual({ name: "e", creationTimestamp: "2026-01-12T09:12:00Z" });
-    expect(evBack).not.toHaveProperty("eventTime");
-    expect(evBack).toMatchObject({ involvedObject: {}, source: {}, reportingComponent: "", reportingInstance: "" });
+    // A zero time is null (Go never omits a struct), but creationTimestamp is omitzero.
+    expect(evBack).toMatchObject({
+      involvedObject: {},
+      source: {},
+      firstTimestamp: null,
+      lastTimestamp: null,
+      eventTime: null,
+      reportingComponent: "",
+      reportingInstance: "",
+    });
+    const tmpl = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" } };
+    expect(decodeObject(encodeObject(resource("Pod"), tmpl)).metadata).toEqual({ name: "p" });
   });
 
   it("stores Secret data as bytes, merges stringData into data, and rejects bad base64", () => {
@@ -202,7 +220,7 @@ describe("storage codec", () => {
     );
   });
 
-  it("stores custom resources as sorted, HTML-escaped JSON and a newline; CRDs keep their field order", () => {
+  it("stores custom resources as sorted, HTML-escaped JSON and a newline; CRDs are Go structs (kind first)", () => {
     const r = crdResource({
       group: "example.com",
       version: "v1",
@@ -227,7 +245,7 @@ describe("storage codec", () => {
       spec: { names: { plural: "x", kind: "X" } },
     };
     expect(new TextDecoder().decode(encodeObject(resource("CustomResourceDefinition"), crd))).toBe(
-      `${JSON.stringify(crd)}\n`,
+      '{"kind":"CustomResourceDefinition","apiVersion":"apiextensions.k8s.io/v1","metadata":{"name":"x","uid":"u"},"spec":{"names":{"plural":"x","kind":"X"}}}\n',
     );
   });
 

@@ -8,6 +8,7 @@ import { apiVersionOf, type ResourceInfo } from "./resources.ts";
 import { hasProtoPrefix, unwrapObject, wrapObject, type TypeMeta } from "./envelope.ts";
 import { hasMessage } from "./message.ts";
 import { groupPrefixes } from "./schema.ts";
+import { goJson } from "./json.ts";
 import { decodeMessage, encodeMessage, unknownJsonFields } from "./proto-json.ts";
 
 export { CodecError } from "./proto-json.ts";
@@ -95,11 +96,11 @@ export function encodeProtobuf(type: TypeMeta, obj: KubeObject): Uint8Array {
 
 /**
  * encodeJson is the JSON storage: one line and "\n". Custom resources are unstructured maps, which Go
- * marshals with sorted keys (`sortKeys`); typed objects (CRDs) keep their field order. Like Go's
- * encoding/json, <, > and & are escaped.
+ * marshals with sorted keys (`sortKeys`); typed objects (CRDs) are Go structs: kind and apiVersion first
+ * (TypeMeta's order), then their fields in the order given. Like Go's encoding/json, <, > and & are escaped.
  */
 export function encodeJson(type: TypeMeta, obj: KubeObject, sortKeys: boolean): Uint8Array {
-  const ordered: JsonObject = { apiVersion: type.apiVersion, kind: type.kind, ...stripMeta(obj) };
+  const ordered: JsonObject = { kind: type.kind, apiVersion: type.apiVersion, ...stripMeta(obj) };
   ordered.apiVersion = type.apiVersion;
   ordered.kind = type.kind;
   const text = goJson(sortKeys ? sorted(ordered) : ordered);
@@ -114,14 +115,10 @@ function sorted(v: JsonValue): JsonValue {
   return out;
 }
 
-/** goJson is JSON.stringify with Go's HTML-safe escapes. */
-function goJson(v: JsonValue): string {
-  return JSON.stringify(v).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
 /**
  * decodeObject reads a stored value (protobuf or JSON) into the object the apiserver serves, without a
- * resourceVersion. It throws StorageDecodeError for values that are neither.
+ * resourceVersion: a built-in kind in Go field order (kind, apiVersion, metadata, ...), a custom resource as
+ * stored. It throws StorageDecodeError for values that are neither.
  */
 export function decodeObject(value: Uint8Array): KubeObject {
   if (hasProtoPrefix(value)) {
@@ -140,7 +137,7 @@ export function decodeObject(value: Uint8Array): KubeObject {
     } catch (e) {
       throw new StorageDecodeError(`unable to decode ${env.apiVersion} ${env.kind}: ${(e as Error).message}`);
     }
-    return { apiVersion: env.apiVersion, kind: env.kind, ...body } as KubeObject;
+    return { kind: env.kind, apiVersion: env.apiVersion, ...body } as KubeObject;
   }
   const text = new TextDecoder().decode(value);
   let obj: unknown;

@@ -196,6 +196,12 @@ describe("EncryptionConfiguration", () => {
     expect(loadError("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfig\n")).toBe(
       'error while parsing file: error decoding encryption provider configuration file "/etc/kubernetes/enc.yaml": no kind "EncryptionConfig" is registered for version "apiserver.config.k8s.io/v1" in scheme "k8s.io/apiserver/pkg/server/options/encryptionconfig/config.go:142"',
     );
+    expect(loadError(config(`- {aescbc: {keys: [{name: k, secret: ${key32(1)}}]}, identity: {}}`))).toBe(
+      "error while parsing file: resources[0].providers[0]: Invalid value: apiserver.ProviderConfiguration{AESGCM:(*apiserver.AESConfiguration)(nil), AESCBC:(*apiserver.AESConfiguration)(0xc000a1e000), Secretbox:(*apiserver.SecretboxConfiguration)(nil), Identity:(*apiserver.IdentityConfiguration)(0xc000a1e000), KMS:(*apiserver.KMSConfiguration)(nil)}: more than one provider specified in a single element, should split into different list elements",
+    );
+    expect(loadError(config("- kms: {apiVersion: v2, name: vault, endpoint: unix:///kms.sock}"))).toBe(
+      'error while building transformers: could not configure KMS plugin "vault": KMS plugins are not simulated in this lab',
+    );
     expect(loadError("")).toBe(
       'error while parsing file: error while loading file: encryption provider configuration file "/etc/kubernetes/enc.yaml" is empty',
     );

@@ -290,9 +290,12 @@ function validate(resources: ResourceConfig[] | undefined): string[] {
             : "more than one provider specified in a single element, should split into different list elements";
         errs.push(`${at}: Invalid value: ${goProvider(provider)}: ${detail}`);
       }
-      for (const kind of ["aesgcm", "aescbc", "secretbox"] as const) {
+      // Keys are checked for the first provider set, in the order KMS, AESGCM, AESCBC, Secretbox.
+      const first = isSet(provider.kms)
+        ? undefined
+        : (["aesgcm", "aescbc", "secretbox"] as const).find((k) => isSet(provider[k]));
+      for (const kind of first ? [first] : []) {
         const keys = provider[kind]?.keys;
-        if (!provider[kind]) continue;
         const sizes = kind === "secretbox" ? [32] : [16, 24, 32];
         const kp = `${at}.${kind}.keys`;
         if (!keys || keys.length === 0) {
@@ -317,16 +320,16 @@ function validate(resources: ResourceConfig[] | undefined): string[] {
   return errs;
 }
 
-/** goProvider prints a ProviderConfiguration as %#v does (abridged: which providers are set). */
+/** goProvider prints a ProviderConfiguration as %#v does (a set pointer shows an address, here a fixed one). */
 function goProvider(p: Provider): string {
-  const set = (k: keyof Provider, type: string) =>
-    `${type}:${!isSet(p[k]) ? "(*apiserver." + type + "Configuration)(nil)" : "(*apiserver." + type + "Configuration)(0x0)"}`;
+  const field = (k: keyof Provider, name: string, type: string) =>
+    `${name}:(*apiserver.${type})(${isSet(p[k]) ? "0xc000a1e000" : "nil"})`;
   return `apiserver.ProviderConfiguration{${[
-    set("aesgcm", "AESGCM"),
-    set("aescbc", "AESCBC"),
-    set("secretbox", "Secretbox"),
-    set("identity", "Identity"),
-    set("kms", "KMS"),
+    field("aesgcm", "AESGCM", "AESConfiguration"),
+    field("aescbc", "AESCBC", "AESConfiguration"),
+    field("secretbox", "Secretbox", "SecretboxConfiguration"),
+    field("identity", "Identity", "IdentityConfiguration"),
+    field("kms", "KMS", "KMSConfiguration"),
   ].join(", ")}}`;
 }
 

@@ -13,6 +13,8 @@ export interface Field {
   json: string;
   num: number;
   omitEmpty: boolean;
+  /** omitZero leaves a zero time out of the JSON (Go's omitzero; creationTimestamp since Kubernetes 1.34). */
+  omitZero: boolean;
   /** inline fields are their own message in protobuf but merged into the parent in JSON. */
   inline: boolean;
   /** pointer fields are written only when set; every other singular field is always written. */
@@ -58,7 +60,7 @@ export function message(name: string): Message {
   if (row === undefined) throw new Error(`schema: unknown message ${name}`);
   const fields = row.split(", ").map((cell): Field => {
     const [key = "", num = "", type = ""] = cell.split(" ");
-    const m = /^(\w+)(\^?)(\??)$/.exec(key);
+    const m = /^(\w+)(\^?)(\??)(!?)$/.exec(key);
     if (!m) throw new Error(`schema: bad field ${cell} in ${name}`);
     const pointer = type.startsWith("*");
     const repeated = type.endsWith("[]");
@@ -68,6 +70,7 @@ export function message(name: string): Message {
       num: Number(num),
       inline: m[2] === "^",
       omitEmpty: m[3] === "?",
+      omitZero: m[4] === "!",
       pointer,
       repeated,
       type: parseType(bare),

@@ -2,7 +2,8 @@
 // generated marshalers write on the other: fields in field-number order; non-pointer strings, integers,
 // bools and structs always written (zero values included), pointer fields only when set, []byte only when
 // non-nil, maps with their keys sorted. Decoding gives the JSON the apiserver serves: fields in Go
-// declaration order, omitempty honoured, zero times omitted, empty lists and maps without omitempty as null.
+// declaration order, omitempty honoured, zero times as null (left out with omitzero: creationTimestamp), empty
+// lists and maps without omitempty as null.
 // JSON keys the schema does not know are reported by path (the apiserver's strict decoding).
 import { Reader, Writer } from "../../store/proto/wire.ts";
 import type { JsonValue } from "./object.ts";
@@ -144,7 +145,7 @@ function writeField(w: Writer, f: Field, t: ValueType, v: JsonValue, ctx: Ctx): 
       tag(w, f.num, 2);
       const start = w.fork();
       if (v !== null) {
-        const t0 = time(v, ctx);
+        const t0 = time(v, t.scalar === "MicroTime");
         if (t0.seconds !== zeroTimeSeconds || t0.nanos !== 0) {
           tag(w, 1, 0);
           w.int64Number(t0.seconds);
@@ -241,11 +242,11 @@ function base64(v: JsonValue, ctx: Ctx, f: Field): Uint8Array {
   return new Uint8Array(Buffer.from(text, "base64"));
 }
 
-function time(v: string, ctx: Ctx) {
+function time(v: string, micro: boolean) {
   try {
-    return parseTime(v);
+    return parseTime(v, micro);
   } catch (e) {
-    if (e instanceof TimeError) throw new CodecError(`${e.message} (${ctx.path})`);
+    if (e instanceof TimeError) throw new CodecError(e.message);
     throw e;
   }
 }
@@ -343,11 +344,7 @@ function readMessage(msg: Message, bytes: Uint8Array): JsonObject {
       continue;
     }
     const v = readValue(f.type, last);
-    if (!f.pointer && isEmpty(f, v)) {
-      if (!f.omitEmpty) out[f.json] = v;
-      continue;
-    }
-    out[f.json] = v;
+    if (f.pointer || !isEmpty(f, v)) out[f.json] = v;
   }
   return out;
 }
@@ -356,17 +353,22 @@ function readMessage(msg: Message, bytes: Uint8Array): JsonObject {
 function zeroValue(f: Field): JsonValue | undefined {
   if ("message" in f.type) return readMessage(message(f.type.message), new Uint8Array());
   const t = (f.type as { scalar: string }).scalar;
-  if (t === "Quantity") return "0"; // structs: omitempty never omits them
+  // Structs are never omitted by omitempty: a zero time is null unless the tag says omitzero.
+  if (t === "Time" || t === "MicroTime") return f.omitZero ? undefined : null;
+  if (t === "Quantity") return "0";
   if (t === "IntOrString") return 0;
   if (f.omitEmpty) return undefined;
   const zeros: Record<string, JsonValue> = { s: "", i: 0, l: 0, b: false };
   return t in zeros ? (zeros[t] as JsonValue) : null;
 }
 
-/** isEmpty says whether omitempty omits v (Go never omits a struct; zero times are omitted here too). */
+/** isEmpty says whether omitempty (or omitzero) leaves v out. */
 function isEmpty(f: Field, v: JsonValue): boolean {
-  if (!("scalar" in f.type) || f.type.scalar === "Quantity" || f.type.scalar === "IntOrString") return false;
-  return v === "" || v === 0 || v === false || v === null;
+  if (!("scalar" in f.type)) return false;
+  const t = f.type.scalar;
+  if (t === "Time" || t === "MicroTime") return f.omitZero && v === null;
+  if (t === "Quantity" || t === "IntOrString" || t === "FieldsV1") return false;
+  return f.omitEmpty && (v === "" || v === 0 || v === false || v === null);
 }
 
 function readValue(t: ValueType, v: number | Uint8Array): JsonValue {

@@ -3,9 +3,10 @@
 // k8s.io/apimachinery meta/v1 at Kubernetes v1.32, as facts (JSON name, protobuf field number, Go shape).
 // Message names are the Go struct names, prefixed by package except for core/v1 ("Pod", "apps.Deployment",
 // "meta.ObjectMeta"). Each row lists the struct's fields in Go declaration order (the order the apiserver's
-// JSON has) as "<json>[^][?] <number> <type>":
+// JSON has) as "<json>[^][?][!] <number> <type>":
 //   ^      the field is embedded in JSON (`json:",inline"`) but is its own message in protobuf;
 //   ?      the JSON tag has omitempty;
+//   !      the JSON tag has omitzero (a zero time is left out rather than written as null);
 //   type   s string, i int32, l int64, b bool, y []byte, Time, MicroTime, Quantity, IntOrString, FieldsV1,
 //          or a message name; a leading * marks a pointer (written only when set), a trailing [] a repeated
 //          field, {s:T} a map with string keys.
@@ -290,7 +291,7 @@ export const messages: Readonly<Record<string, string>> = {
   "meta.ManagedFieldsEntry":
     "manager? 1 s, operation? 2 s, apiVersion? 3 s, time? 4 *Time, fieldsType? 6 s, fieldsV1? 7 *FieldsV1, subresource? 8 s",
   "meta.ObjectMeta":
-    "name? 1 s, generateName? 2 s, namespace? 3 s, selfLink? 4 s, uid? 5 s, resourceVersion? 6 s, generation? 7 l, creationTimestamp? 8 Time, deletionTimestamp? 9 *Time, deletionGracePeriodSeconds? 10 *l, labels? 11 {s:s}, annotations? 12 {s:s}, ownerReferences? 13 meta.OwnerReference[], finalizers? 14 s[], managedFields? 17 meta.ManagedFieldsEntry[]",
+    "name? 1 s, generateName? 2 s, namespace? 3 s, selfLink? 4 s, uid? 5 s, resourceVersion? 6 s, generation? 7 l, creationTimestamp?! 8 Time, deletionTimestamp? 9 *Time, deletionGracePeriodSeconds? 10 *l, labels? 11 {s:s}, annotations? 12 {s:s}, ownerReferences? 13 meta.OwnerReference[], finalizers? 14 s[], managedFields? 17 meta.ManagedFieldsEntry[]",
   "meta.OwnerReference": "apiVersion 5 s, kind 1 s, name 3 s, uid 4 s, controller? 6 *b, blockOwnerDeletion? 7 *b",
   "rbac.AggregationRule": "clusterRoleSelectors? 1 meta.LabelSelector[]",
   "rbac.ClusterRole":

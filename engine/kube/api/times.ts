@@ -17,10 +17,25 @@ export class TimeError extends Error {
   override name = "TimeError";
 }
 
-/** parseTime reads an RFC 3339 time. */
-export function parseTime(text: string): Instant {
+/** rfc3339MicroLayout is metav1.RFC3339Micro, the layout MicroTime parses with. */
+const rfc3339MicroLayout = "2006-01-02T15:04:05.000000Z07:00";
+
+/**
+ * parseTime reads a time as metav1.Time does (time.RFC3339, any fraction), or with `micro` as MicroTime does
+ * (RFC3339Micro: exactly six fractional digits), with Go's parse errors.
+ */
+export function parseTime(text: string, micro = false): Instant {
   const m = rfc3339.exec(text);
-  if (!m) throw new TimeError(`parsing time "${text}" as "${rfc3339Layout}": cannot parse "${text}" as "2006"`);
+  const layout = micro ? rfc3339MicroLayout : rfc3339Layout;
+  if (!m) throw new TimeError(`parsing time "${text}" as "${layout}": cannot parse "${text}" as "2006"`);
+  if (micro && m[7]?.length !== 7) {
+    const rest = text.slice(19);
+    throw new TimeError(
+      m[7] && m[7].length > 7
+        ? `parsing time "${text}" as "${layout}": cannot parse "${rest.slice(7)}" as "Z07:00"`
+        : `parsing time "${text}" as "${layout}": cannot parse "${rest}" as ".000000"`,
+    );
+  }
   const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
   const date = new Date(0);
   date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));

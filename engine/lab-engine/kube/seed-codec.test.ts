@@ -26,7 +26,7 @@ describe("the seed through the storage codec", () => {
   it("decodes to the JSON the apiserver serves: Go field order, omitempty, no resourceVersion", () => {
     const e = seedPlan(1).entries.find((x) => x.key.startsWith("/registry/pods/web/"))!;
     const pod = decodeObject(e.value) as KubeObject & { spec: Record<string, JsonValue>; status: JsonValue };
-    expect(Object.keys(pod)).toEqual(["apiVersion", "kind", "metadata", "spec", "status"]);
+    expect(Object.keys(pod)).toEqual(["kind", "apiVersion", "metadata", "spec", "status"]);
     expect(Object.keys(pod.metadata)).toEqual([
       "name",
       "generateName",
@@ -57,6 +57,12 @@ describe("the seed through the storage codec", () => {
       imagePullPolicy: "IfNotPresent",
     });
     expect(pod.spec).not.toHaveProperty("priorityClassName");
+    expect((pod.status as { conditions: JsonValue[] }).conditions[0]).toEqual({
+      type: "Initialized",
+      status: "True",
+      lastProbeTime: null,
+      lastTransitionTime: expect.stringMatching(/^2026-01-12T09:\d\d:\d\dZ$/),
+    });
     expect((pod.status as { containerStatuses: JsonValue[] }).containerStatuses[0]).toMatchObject({
       ready: true,
       restartCount: 0,

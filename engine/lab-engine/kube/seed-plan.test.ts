@@ -34,10 +34,10 @@ describe("kube seed plan", () => {
 
   it("is byte-for-byte the pinned keyspace for seeds 1 and 42, plain and with encrypted secrets", () => {
     expect([planDigest(1, false), planDigest(1, true), planDigest(42, false), planDigest(42, true)]).toEqual([
-      "5b163b74b33a537be593e24c1ac39638ba3725154647c65c171700a59d6155c6",
-      "60bc042e8967b19fe41e209ca90670758cb4785eb49150c79225ae5625a8f9ba",
-      "9e8d47160e15187930a5f1641e0e37267cd577b20eda842fbb0261bfbfaae780",
-      "ef38de2ccc198f37c901a1184e9654341b038922f5dd4f188adb6abcb6de6152",
+      "06bc23c553fc240fb811a5d48dde41e2e6b2d8af19ad03b00bb3e7c5ddd3be8d",
+      "9f1a38a11a6052a143f56d15975b7137e1c0f1ac4d0ecbe69e92ba0a9f01d2a0",
+      "111bf2d0fd0af3ee93551bfc1c141366b28bce637f84d35351523beef4aaee2b",
+      "c8c925e0e50177a67c1a92d30c4c542c0979d09c0dea589682cc188af563cbc2",
     ]);
   });
 

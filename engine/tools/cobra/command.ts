@@ -8,7 +8,7 @@ import { FlagError, FlagSet, HelpRequested } from "./flags.ts";
 import { goQuote } from "../../go/go-strconv.ts";
 import type { CliIo } from "./io.ts";
 
-/** RunFn is a command body; it may exit through ExitSignal. */
+/** RunFn is a command body; it may exit through ExitSignal, and throws CommandError for RunE's returned error. */
 export type RunFn = (cmd: Command, args: string[]) => void | Promise<void>;
 
 /** ArgsFn validates positional arguments (cobra.PositionalArgs); it returns an error message or undefined. */
@@ -390,7 +390,12 @@ export class Command {
       }
     });
     if (missing.length > 0) return new CommandError(`required flag(s) "${missing.join('", "')}" not set`);
-    await (this.run as RunFn)(this, positional);
+    try {
+      await (this.run as RunFn)(this, positional);
+    } catch (e) {
+      if (e instanceof CommandError) return e; // RunE's returned error
+      throw e;
+    }
     return undefined;
   }
 
