@@ -7,7 +7,7 @@ import type { Socket } from "node:net";
 import type { EtcdClient } from "../../store/client/index.ts";
 import type { KubeClient } from "../api/client.ts";
 import type { ResourceInfo } from "../api/resources.ts";
-import type { Transformer } from "./codec-bridge.ts";
+import type { EncryptionConfig } from "../api/encryption.ts";
 import { Compactor, defaultCompactionIntervalMs } from "./compactor.ts";
 import { Core } from "./core.ts";
 import { InProcessClient } from "./kube-client.ts";
@@ -30,7 +30,7 @@ export type KubeEvent =
 export interface ApiServerOptions {
   etcd: EtcdClient;
   /** encryption is encryption at rest (EncryptionConfiguration); none stores values in the clear. */
-  encryption?: Transformer | undefined;
+  encryption?: EncryptionConfig | undefined;
   onEvent?: ((e: KubeEvent) => void) | undefined;
   /** now is the clock for creationTimestamp, ages and event leases (ms). */
   now?: (() => number) | undefined;
@@ -78,7 +78,7 @@ export class ApiServer {
     const leases = new LeaseManager(o.etcd, this.now, timeoutMs);
     this.storage = new Storage({
       etcd: o.etcd,
-      transformer: o.encryption,
+      encryption: o.encryption,
       requestTimeoutMs: timeoutMs,
       leaseFor: (r) =>
         r.group === "" && r.resource === "events" ? leases.lease(eventTtlSeconds) : Promise.resolve(0n),
