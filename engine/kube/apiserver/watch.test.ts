@@ -137,7 +137,19 @@ describe.skipIf(!etcdAvailable())("watch", { timeout: 60_000 }, () => {
     const { got, h } = collect(k, a.metadata.resourceVersion!);
     await cluster.kill(0);
     let rev = 0;
-    for (let i = 0; i < 3; i++) rev = (await others.set(`/registry/configmaps/w/x${i}`, "junk")).header!.revision;
+    // The other two elect a leader among themselves first (m1 may have led): retry until a write lands.
+    await until(
+      "a leader among m2 and m3",
+      async () => {
+        rev = await others.set("/registry/configmaps/w/x0", "junk", { timeoutMs: 2000 }).then(
+          (r) => r.header!.revision,
+          () => 0,
+        );
+        return rev > 0;
+      },
+      30_000,
+    );
+    for (let i = 1; i < 3; i++) rev = (await others.set(`/registry/configmaps/w/x${i}`, "junk")).header!.revision;
     await others.compact(rev);
     cluster.start(0);
     await h.done;
