@@ -75,7 +75,7 @@ export function rfc3339(ms: number): string {
 
 function selectorFor(r: ResourceInfo, opts: ListOptions): Selector {
   const labels = labelSelector(opts.labelSelector);
-  const fields = fieldSelector(r, opts.fieldSelector, opts.labelSelector ?? "");
+  const fields = fieldSelector(r, opts.fieldSelector);
   return (o) => labels(o) && fields(o);
 }
 

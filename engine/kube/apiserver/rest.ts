@@ -148,10 +148,16 @@ export class Rest {
       const doc = this.discovery(path, accept);
       if (doc) return send(res, 200, doc.body, doc.type);
     }
-    const segs = path
-      .split("/")
-      .filter((s) => s !== "")
-      .map(decodeURIComponent);
+    let segs: string[];
+    try {
+      segs = path
+        .split("/")
+        .filter((s) => s !== "")
+        .map(decodeURIComponent);
+    } catch {
+      // A path Go's URL parser rejects: net/http's plain 400.
+      throw new HttpText(400, "400 Bad Request");
+    }
     const route = this.route(segs);
     if (!route) throw new HttpText(404, notFoundText);
     await this.resource(req, res, url.searchParams, method, route, accept);

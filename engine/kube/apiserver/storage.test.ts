@@ -5,8 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../api/client.ts";
 import { decodeObject } from "../api/codec.ts";
-import { aescbcPrefix, decryptAescbc, encryptAescbc } from "../api/encryption.ts";
-import type { Transformer } from "./codec-bridge.ts";
+import { aescbcPrefix, loadEncryptionConfig } from "../api/encryption.ts";
 import type { KubeObject } from "../api/object.ts";
 import { ApiServer } from "./apiserver.ts";
 import { etcdAvailable, startCluster, type TestCluster } from "./testdata/etcd-cluster.ts";
@@ -171,12 +170,19 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
   });
 
   it("secrets go through the encryption transformer; other resources are stored in the clear", async () => {
-    const key = new Uint8Array(32).fill(7);
-    const aescbc: Transformer = {
-      toStorage: (resource, data) => (resource === "secrets" ? encryptAescbc(data, key, "key1") : data),
-      fromStorage: (resource, data) => (resource === "secrets" ? (decryptAescbc(data, key)?.plain ?? data) : data),
-    };
-    const s2 = await ApiServer.start({ etcd: cluster.client, encryption: aescbc, compactionIntervalMs: 0 });
+    const secret = Buffer.alloc(32, 7).toString("base64");
+    const config = loadEncryptionConfig(
+      [
+        "apiVersion: apiserver.config.k8s.io/v1",
+        "kind: EncryptionConfiguration",
+        "resources:",
+        "  - resources: [secrets]",
+        "    providers:",
+        `      - aescbc: {keys: [{name: key1, secret: "${secret}"}]}`,
+        "      - identity: {}",
+      ].join("\n"),
+    );
+    const s2 = await ApiServer.start({ etcd: cluster.client, encryption: config, compactionIntervalMs: 0 });
     try {
       const k = s2.client();
       await k.create("secrets", "s", {
@@ -191,6 +197,13 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
       await k.create("configmaps", "s", cm("clear"));
       const plain = (await cluster.client.get("/registry/configmaps/s/clear")).kvs[0]!.value;
       expect(td.decode(plain.subarray(0, 3))).toBe("k8s");
+      // An apiserver without the key cannot read it: the apiserver's 500.
+      const err = await failure(server.client().get("secrets", "s", "db"));
+      expect([err.code, err.reason, err.message]).toEqual([
+        500,
+        "InternalError",
+        'Internal error occurred: unable to transform key "/registry/secrets/s/db": identity transformer tried to read encrypted data',
+      ]);
     } finally {
       await s2.stop();
     }
