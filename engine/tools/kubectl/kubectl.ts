@@ -20,7 +20,7 @@ import { newDeleteCommand, newPatchCommand, newScaleCommand } from "./cmd/mutate
 import { newWaitCommand } from "./cmd/wait.ts";
 import type { Globals } from "./ctx.ts";
 import { Kube } from "./ctx.ts";
-import { errorMessage, standardErrorMessage } from "./errors.ts";
+import { errorMessage, KubectlError, standardErrorMessage } from "./errors.ts";
 
 function flagDefault(f: Flag): string {
   const v = f.value.string();
@@ -132,16 +132,10 @@ export async function runKubectl(io: CliIo, args: string[], pid = process.pid): 
   try {
     const err = await root.execute(io, args);
     if (err === undefined) return 0;
-    if (err instanceof FlagError) {
-      const found = root.find(args).cmd;
-      io.stderr(`Error: ${err.message}\nSee '${found.commandPath()} --help' for usage.\n`);
-      return 1;
-    }
-    if (err.message.startsWith("required flag(s)")) {
-      kube.klog("E", "run.go:72", `"command failed" err=${JSON.stringify(err.message)}`);
-      return 1;
-    }
-    io.stderr(`Error: ${err.message}\n`);
+    // kubectl's main hands every cobra error to CheckErr: `error: ...`, flag errors with a usage hint.
+    let msg = err.message;
+    if (err instanceof FlagError) msg += `\nSee '${root.find(args).cmd.commandPath()} --help' for usage.`;
+    io.stderr(errorMessage(new KubectlError(msg)));
     return 1;
   } catch (e) {
     if (e instanceof ExitSignal) return e.code;

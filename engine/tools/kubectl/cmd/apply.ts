@@ -20,6 +20,11 @@ import { dryRunSuffix, parseDryRun } from "./create.ts";
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
+/** writeQuery is what kubectl adds to its writes: the field manager, strict field validation, dry run. */
+export function writeQuery(manager: string, dry: "none" | "client" | "server"): Record<string, string> {
+  return { ...(dry === "server" ? { dryRun: "All" } : {}), fieldManager: manager, fieldValidation: "Strict" };
+}
+
 /** addSourceToErr is cmdutil.AddSourceToErr: `error when creating "f.yaml": ...`. */
 export function addSourceToErr(verb: string, source: string, err: unknown): unknown {
   if (source === "") return err;
@@ -166,7 +171,7 @@ export function newApplyCommand(kube: Kube): Command {
                 method: "POST",
                 body: JSON.stringify(modified),
                 contentType: "application/json",
-                query: dry === "server" ? { dryRun: "All" } : {},
+                query: writeQuery("kubectl-client-side-apply", dry),
               })
               .catch((e: unknown) => {
                 throw addSourceToErr("creating", source, e);
@@ -198,7 +203,7 @@ export function newApplyCommand(kube: Kube): Command {
               method: "PATCH",
               body,
               contentType: "application/merge-patch+json",
-              query: dry === "server" ? { dryRun: "All" } : {},
+              query: writeQuery("kubectl-client-side-apply", dry),
             })
             .catch((e: unknown) => {
               throw addSourceToErr(
@@ -241,6 +246,7 @@ export function newReplaceCommand(kube: Kube): Command {
               method: "PUT",
               body: JSON.stringify(obj),
               contentType: "application/json",
+              query: writeQuery("kubectl-replace", "none"),
             })
             .catch((e: unknown) => {
               throw addSourceToErr("replacing", source, e);

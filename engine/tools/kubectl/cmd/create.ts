@@ -11,7 +11,7 @@ import type { Kube } from "../ctx.ts";
 import { resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { createFormats, nameOf, parseOutput, printGeneric } from "../printers/printer.ts";
-import { addSourceToErr, mapObject, objectNamespace } from "./apply.ts";
+import { addSourceToErr, mapObject, objectNamespace, writeQuery } from "./apply.ts";
 import { MultiError, readFilenames, seeHelp } from "./common.ts";
 
 /** DryRun is --dry-run's value. */
@@ -116,6 +116,7 @@ async function finish(
   plural: string,
   group: string,
   o: { output: () => string; dryRun: () => string },
+  failure: string,
 ): Promise<void> {
   const out = parseOutput(o.output(), createFormats);
   const dry = parseDryRun(o.dryRun());
@@ -125,12 +126,18 @@ async function finish(
   }
   const [r] = await kube.discovery().find(group === "" ? plural : `${plural}.${group}`);
   if (!r) throw new KubectlError(`the server doesn't have a resource type "${plural}"`);
-  const created = await kube.client().json<KubeObject>(resourcePath(r, kube.namespace()), {
-    method: "POST",
-    body: JSON.stringify(obj),
-    contentType: "application/json",
-    query: dry === "server" ? { dryRun: "All" } : {},
-  });
+  const created = await kube
+    .client()
+    .json<KubeObject>(resourcePath(r, kube.namespace()), {
+      method: "POST",
+      body: JSON.stringify(obj),
+      contentType: "application/json",
+      query: writeQuery("kubectl-create", dry),
+    })
+    .catch((e: unknown) => {
+      // The generators wrap the server's error (Status and all) into a plain error, as kubectl's do.
+      throw new KubectlError(`${failure}${e instanceof Error ? e.message : String(e)}`);
+    });
   kube.io.stdout(
     o.output() === "" ? `${nameOf(created)} created${dryRunSuffix(dry)}\n` : printGeneric(created, out),
   );
@@ -155,7 +162,7 @@ function newConfigMap(kube: Kube): Command {
       const obj: Record<string, unknown> = { kind: "ConfigMap", apiVersion: "v1", metadata: typedMeta(kube, name) };
       if (Object.keys(text).length > 0) obj["data"] = text;
       if (Object.keys(bin).length > 0) obj["binaryData"] = bin;
-      await finish(kube, obj as unknown as KubeObject, "configmaps", "", o);
+      await finish(kube, obj as unknown as KubeObject, "configmaps", "", o, "failed to create configmap: ");
     },
   });
   const f = cmd.flags();
@@ -180,7 +187,7 @@ function newSecretGeneric(kube: Kube): Command {
       const obj: Record<string, unknown> = { kind: "Secret", apiVersion: "v1", metadata: typedMeta(kube, name) };
       if (data.size > 0) obj["data"] = Object.fromEntries([...data].map(([k, v]) => [k, v.toString("base64")]));
       if (type() !== "") obj["type"] = type();
-      await finish(kube, obj as unknown as KubeObject, "secrets", "", o);
+      await finish(kube, obj as unknown as KubeObject, "secrets", "", o, "failed to create secret ");
     },
   });
   const f = cmd.flags();
@@ -221,7 +228,7 @@ function newJob(kube: Kube): Command {
         { apiVersion: "batch/v1", kind: "CronJob", name: cj.metadata.name, uid: cj.metadata.uid, controller: true },
       ];
       const job = { kind: "Job", apiVersion: "batch/v1", metadata: meta, spec: tmpl.spec ?? {}, status: {} };
-      await finish(kube, job as unknown as KubeObject, "jobs", "batch", o);
+      await finish(kube, job as unknown as KubeObject, "jobs", "batch", o, "failed to create job: ");
     },
   });
   const f = cmd.flags();
@@ -255,7 +262,7 @@ export function newCreateCommand(kube: Kube): Command {
               method: "POST",
               body: JSON.stringify(obj),
               contentType: "application/json",
-              query: dry === "server" ? { dryRun: "All" } : {},
+              query: writeQuery("kubectl-create", dry),
             })
             .catch((e: unknown) => {
               throw addSourceToErr("creating", source, e);

@@ -63,7 +63,7 @@ async function run(kube: Kube, o: GetOpts, args: string[]): Promise<void> {
   const io = kube.io;
   if (o.raw() !== "") return raw(kube, o.raw(), args);
   if (args.length === 0) {
-    io.stdout(
+    io.stderr(
       'You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\n',
     );
     throw new KubectlError(

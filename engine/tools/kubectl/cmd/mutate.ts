@@ -12,7 +12,7 @@ import { qualifiedKind, resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { createFormats, nameOf, parseOutput, printGeneric } from "../printers/printer.ts";
 import { listAll, listPath, parseResourceArgs } from "../resources.ts";
-import { mapObject, objectNamespace } from "./apply.ts";
+import { mapObject, objectNamespace, writeQuery } from "./apply.ts";
 import { MultiError, readFilenames } from "./common.ts";
 import { dryRunSuffix, parseDryRun } from "./create.ts";
 
@@ -192,6 +192,7 @@ export function newPatchCommand(kube: Kube): Command {
               method: "PATCH",
               body: JSON.stringify(patchJson),
               contentType: ct,
+              query: writeQuery("kubectl-patch", "none"),
             });
             if (output() !== "") kube.io.stdout(printGeneric(after, out));
             else {

@@ -7,7 +7,7 @@ import { ApiError } from "../../../kube/api/client.ts";
 import type { JsonValue, KubeObject } from "../../../kube/api/object.ts";
 import { durationNs } from "../../../go/go-duration.ts";
 import type { Kube } from "../ctx.ts";
-import { qualifiedKind, qualifiedResource, resourcePath } from "../discovery.ts";
+import { qualifiedKind, resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { JsonPath, JsonPathError } from "../printers/jsonpath.ts";
 import { parseResourceArgs } from "../resources.ts";
@@ -93,7 +93,7 @@ export function newWaitCommand(kube: Kube): Command {
                 break;
               }
               if (Date.now() >= deadline) {
-                throw new KubectlError(`timed out waiting for the condition on ${qualifiedResource(rq.resource)}/${name}`);
+                throw new KubectlError(`timed out waiting for the condition on ${rq.resource.name}/${name}`);
               }
               await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, deadline - Date.now()))));
             }
