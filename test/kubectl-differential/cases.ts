@@ -67,6 +67,12 @@ export const readOnly: Case[] = [
   { args: ["logs", "-n", "web", "web-k544hf55md-5l2xj", "--tail=3"] },
   { args: ["wait", "--for=jsonpath={.status.phase}=Running", "pod/web-k544hf55md-5l2xj", "-n", "web"] },
   { args: ["wait", "--for=condition=Ready", "pod/nope", "--timeout=1s"] },
+  { args: ["describe", "pod", "-n", "web", "web-k544hf55md-5l2xj"] },
+  { args: ["describe", "pods", "-n", "kube-system"] },
+  { args: ["describe", "pod", "-n", "kube-system", "coredns"] },
+  { args: ["describe", "nodes"] },
+  { args: ["describe", "node", "nope"] },
+  { args: ["get"] },
 ];
 
 /** sideFiles are the manifests each side's directory holds ({S} is the side marker). */
@@ -123,6 +129,13 @@ spec:
             image: busybox
             command: ["true"]
 `,
+  "cm.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: cm-{S}
+data:
+  a: b
+`,
   "stale.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -143,8 +156,8 @@ data:
 
 /** mutating are run in order, each kubectl on its own objects. */
 export const mutating: Case[] = [
-  { args: ["create", "configmap", "cm-{S}", "--from-literal=a=b"] },
-  { args: ["create", "configmap", "cm-{S}", "--from-literal=a=b"] },
+  { args: ["create", "-f", "cm.yaml"] },
+  { args: ["create", "-f", "cm.yaml"] },
   { args: ["get", "cm", "cm-{S}", "-o", "yaml"] },
   { args: ["apply", "-f", "app.yaml"] },
   { args: ["apply", "-f", "app.yaml"] },
@@ -159,11 +172,22 @@ export const mutating: Case[] = [
   // 409: replace with the stale resourceVersion written in stale.yaml.
   { args: ["replace", "-f", "stale.yaml"] },
   { args: ["apply", "-f", "cronjob.yaml"] },
-  { args: ["create", "job", "run-{S}", "--from=cronjob/nightly-{S}"] },
-  { args: ["get", "job", "run-{S}", "-o", "jsonpath={.metadata.ownerReferences[0].kind}"] },
+  { args: ["get", "cronjobs"] },
   { args: ["create", "-f", "-"], stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: in-{S}\ndata:\n  k: v\n" },
   { args: ["delete", "cm", "in-{S}"] },
   { args: ["delete", "cm", "in-{S}"] },
   { args: ["delete", "-f", "app.yaml"] },
   { args: ["wait", "--for=delete", "cm/app-{S}", "--timeout=5s"] },
+];
+
+/**
+ * typedCreates are kubectl's generators, which send their objects through the typed client (protobuf bodies
+ * in kubectl 1.32); they run when the apiserver accepts such bodies.
+ */
+export const typedCreates: Case[] = [
+  { args: ["create", "configmap", "gen-{S}", "--from-literal=a=b"] },
+  { args: ["create", "configmap", "gen-{S}", "--from-literal=a=b"] },
+  { args: ["create", "secret", "generic", "gen-{S}", "--from-literal=p=q"] },
+  { args: ["create", "job", "run-{S}", "--from=cronjob/nightly-{S}"] },
+  { args: ["get", "job", "run-{S}", "-o", "jsonpath={.metadata.ownerReferences[0].kind}"] },
 ];

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { realEtcd, type ServerKind } from "../etcdctl/cluster.ts";
-import { mutating, readOnly, sideFiles, type Case } from "./cases.ts";
+import { mutating, readOnly, sideFiles, typedCreates, type Case } from "./cases.ts";
 import { startEnv, type KubeEnv } from "./env.ts";
 import { normalize } from "./normalize.ts";
 
@@ -141,10 +141,23 @@ describe.skipIf(!haveKubectl).each(backends)("kubectl differential (etcd backend
     for (const c of mutating) await both(r, c);
   }, 120_000);
 
+  it(`${typedCreates.length} generator commands (create configmap|secret generic|job --from)`, async (ctx) => {
+    // kubectl 1.32's typed client posts protobuf; an apiserver that cannot read it answers 415 to real kubectl.
+    const probe = await run(r, "real", ["create", "configmap", "probe-protobuf", "--dry-run=server"]);
+    if (probe.stderr.includes("the body of the request was in an unknown format")) {
+      console.warn("\n!!! SKIPPING generator commands: the apiserver does not accept protobuf request bodies\n");
+      ctx.skip();
+      return;
+    }
+    for (const c of typedCreates) await both(r, c);
+  }, 60_000);
+
   it("get -w prints the list, then the rows of the watch's events", async () => {
     const watches = (["real", "ours"] as const).map((s) => start(r, s, ["get", "cm", "-w", "--request-timeout=4s"]));
     await until(() => watches.every((w) => w.stdout().includes("kube-root-ca.crt")), "both watches to list");
-    const made = await run(r, "real", ["create", "configmap", "watched-by-both", "--from-literal=a=b"]);
+    const made = await run(r, "real", ["apply", "-f", "-"], {
+      stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watched-by-both\ndata:\n  a: b\n",
+    });
     expect(made.code).toBe(0);
     const [real, ours] = await Promise.all(watches.map((w) => w.done));
     expect((real as Run).stdout).toContain("watched-by-both");
