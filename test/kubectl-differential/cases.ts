@@ -26,7 +26,14 @@ export const readOnly: Case[] = [
   { args: ["get", "pods", "-A", "--field-selector", "status.phase=Running", "-o", "name"] },
   { args: ["get", "pods", "-n", "web", "-o", "jsonpath={.items[*].metadata.name}"] },
   {
-    args: ["get", "pods", "-n", "web", "-o", 'jsonpath={range .items[*]}{.metadata.name}{"\\t"}{.status.phase}{"\\n"}{end}'],
+    args: [
+      "get",
+      "pods",
+      "-n",
+      "web",
+      "-o",
+      'jsonpath={range .items[*]}{.metadata.name}{"\\t"}{.status.phase}{"\\n"}{end}',
+    ],
   },
   { args: ["get", "nodes", "-o", 'jsonpath={.items[*].status.conditions[?(@.type=="Ready")].status}'] },
   { args: ["get", "pods", "-A", "-o", "jsonpath={..image}"] },

@@ -63,7 +63,12 @@ function start(r: Runner, side: Side, args: string[], opts: { stdin?: string; ho
   const done = new Promise<Run>((resolve, reject) => {
     const p = spawn(side === "real" ? realKubectl : ourKubectl, args, {
       cwd,
-      env: { PATH: process.env["PATH"] ?? "", HOME: opts.home ?? r.home[side], KUBECONFIG: r.env.kubeconfig, TZ: "UTC" },
+      env: {
+        PATH: process.env["PATH"] ?? "",
+        HOME: opts.home ?? r.home[side],
+        KUBECONFIG: r.env.kubeconfig,
+        TZ: "UTC",
+      },
       stdio: ["pipe", "pipe", "pipe"],
     });
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString("utf8")));
@@ -119,7 +124,10 @@ describe.skipIf(!haveKubectl).each(backends)("kubectl differential (etcd backend
 
   beforeAll(async () => {
     const env = await startEnv(backend);
-    const home = { real: mkdtempSync(join(tmpdir(), "kubectl-home-")), ours: mkdtempSync(join(tmpdir(), "kubectl-home-")) };
+    const home = {
+      real: mkdtempSync(join(tmpdir(), "kubectl-home-")),
+      ours: mkdtempSync(join(tmpdir(), "kubectl-home-")),
+    };
     for (const side of ["real", "ours"] as const) {
       mkdirSync(join(env.dir, side));
       for (const [name, text] of Object.entries(sideFiles)) {
@@ -168,7 +176,10 @@ describe.skipIf(!haveKubectl).each(backends)("kubectl differential (etcd backend
     await r.env.apiserver.stop();
     try {
       // Fresh homes: no discovery cache, so both print client-go's discovery errors first.
-      const home = { real: mkdtempSync(join(tmpdir(), "kubectl-home-")), ours: mkdtempSync(join(tmpdir(), "kubectl-home-")) };
+      const home = {
+        real: mkdtempSync(join(tmpdir(), "kubectl-home-")),
+        ours: mkdtempSync(join(tmpdir(), "kubectl-home-")),
+      };
       await both(r, { args: ["get", "pods"] }, home);
       await both(r, { args: ["version"] }, home);
     } finally {

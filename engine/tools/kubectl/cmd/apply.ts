@@ -149,14 +149,18 @@ export function newApplyCommand(kube: Kube): Command {
           const r = await mapObject(kube, obj, source);
           const ns = objectNamespace(kube, r, obj);
           const name = obj.metadata?.name ?? "";
-          if (name === "") throw new KubectlError(`error when retrieving current configuration of:\nResource: "${r.group === "" ? "" : r.group}/${r.version}, Resource=${r.name}", GroupVersionKind: "${r.group}/${r.version}, Kind=${r.kind}"\nName: "", Namespace: "${ns ?? ""}"\nfrom server for: "${source}": resource name may not be empty`);
+          if (name === "")
+            throw new KubectlError(
+              `error when retrieving current configuration of:\nResource: "${r.group === "" ? "" : r.group}/${r.version}, Resource=${r.name}", GroupVersionKind: "${r.group}/${r.version}, Kind=${r.kind}"\nName: "", Namespace: "${ns ?? ""}"\nfrom server for: "${source}": resource name may not be empty`,
+            );
           const { modified, annotation } = modifiedConfiguration(obj);
           const path = resourcePath(r, ns, name);
           let current: KubeObject | undefined;
           try {
             current = await kube.client().json<KubeObject>(path);
           } catch (e) {
-            if (!(e instanceof ApiError && e.code === 404)) throw addSourceToErr("retrieving current configuration of", source, e);
+            if (!(e instanceof ApiError && e.code === 404))
+              throw addSourceToErr("retrieving current configuration of", source, e);
           }
           const print = (o: KubeObject, op: string) =>
             kube.io.stdout(output() === "" ? `${nameOf(o)} ${op}${dryRunSuffix(dry)}\n` : printGeneric(o, out));

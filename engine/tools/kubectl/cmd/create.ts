@@ -61,7 +61,9 @@ function collect(src: Sources, kind: string, name: string, field: string): Map<s
   const add = (k: string, v: Buffer) => {
     validKey(k, kind);
     if (out.has(k)) {
-      throw new KubectlError(`cannot add key "${k}", another key by that name already exists in ${field} for ${kind} "${name}"`);
+      throw new KubectlError(
+        `cannot add key "${k}", another key by that name already exists in ${field} for ${kind} "${name}"`,
+      );
     }
     out.set(k, v);
   };
@@ -138,9 +140,7 @@ async function finish(
       // The generators wrap the server's error (Status and all) into a plain error, as kubectl's do.
       throw new KubectlError(`${failure}${e instanceof Error ? e.message : String(e)}`);
     });
-  kube.io.stdout(
-    o.output() === "" ? `${nameOf(created)} created${dryRunSuffix(dry)}\n` : printGeneric(created, out),
-  );
+  kube.io.stdout(o.output() === "" ? `${nameOf(created)} created${dryRunSuffix(dry)}\n` : printGeneric(created, out));
 }
 
 function newConfigMap(kube: Kube): Command {
@@ -149,7 +149,9 @@ function newConfigMap(kube: Kube): Command {
     short: "Create a config map from a local file, directory or literal value",
     run: async (_c, args) => {
       if (args.length !== 1) {
-        throw new KubectlError(`exactly one NAME is required, got ${args.length}\n${seeHelp("kubectl create configmap")}`);
+        throw new KubectlError(
+          `exactly one NAME is required, got ${args.length}\n${seeHelp("kubectl create configmap")}`,
+        );
       }
       const name = args[0] as string;
       const data = collect({ literals: literals(), files: files() }, "ConfigMap", name, "Data");
@@ -166,7 +168,12 @@ function newConfigMap(kube: Kube): Command {
     },
   });
   const f = cmd.flags();
-  const literals = f.stringSlice("from-literal", "", [], "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)");
+  const literals = f.stringSlice(
+    "from-literal",
+    "",
+    [],
+    "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)",
+  );
   const files = f.stringSlice("from-file", "", [], "Key file can be specified using its file path.");
   const o = outputFlags(cmd);
   return cmd;
@@ -191,7 +198,12 @@ function newSecretGeneric(kube: Kube): Command {
     },
   });
   const f = cmd.flags();
-  const literals = f.stringSlice("from-literal", "", [], "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)");
+  const literals = f.stringSlice(
+    "from-literal",
+    "",
+    [],
+    "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)",
+  );
   const files = f.stringSlice("from-file", "", [], "Key files can be specified using their file path.");
   const type = f.string("type", "", "", "The type of secret to create");
   const o = outputFlags(cmd);
@@ -279,9 +291,14 @@ export function newCreateCommand(kube: Kube): Command {
       }
     },
   });
-  const filenames = cmd.flags().stringSlice("filename", "f", [], "Filename, directory, or URL to files to use to create the resource");
+  const filenames = cmd
+    .flags()
+    .stringSlice("filename", "f", [], "Filename, directory, or URL to files to use to create the resource");
   const o = outputFlags(cmd);
-  const secret = new Command({ use: "secret (docker-registry | generic | tls)", short: "Create a secret using a specified subcommand" });
+  const secret = new Command({
+    use: "secret (docker-registry | generic | tls)",
+    short: "Create a secret using a specified subcommand",
+  });
   secret.addCommand(newSecretGeneric(kube));
   cmd.addCommand(newConfigMap(kube), secret, newJob(kube));
   return cmd;

@@ -158,9 +158,11 @@ function probe(c: Obj, field: string, title: string, w: Writer): void {
     const h = obj(p["httpGet"]);
     const scheme = str(h["scheme"]).toLowerCase() || "http";
     what = `http-get ${scheme}://${str(h["host"])}:${str(h["port"])}${str(h["path"])}`;
-  } else if (p["tcpSocket"] !== undefined) what = `tcp-socket ${str(obj(p["tcpSocket"])["host"])}:${str(obj(p["tcpSocket"])["port"])}`;
+  } else if (p["tcpSocket"] !== undefined)
+    what = `tcp-socket ${str(obj(p["tcpSocket"])["host"])}:${str(obj(p["tcpSocket"])["port"])}`;
   else if (p["exec"] !== undefined) what = `exec [${arr(obj(p["exec"])["command"]).map(str).join(" ")}]`;
-  else if (p["grpc"] !== undefined) what = `grpc <pod>:${str(obj(p["grpc"])["port"])} ${str(obj(p["grpc"])["service"])}`;
+  else if (p["grpc"] !== undefined)
+    what = `grpc <pod>:${str(obj(p["grpc"])["port"])} ${str(obj(p["grpc"])["service"])}`;
   w.write(2, `${title}:\t${what} ${attrs}\n`);
 }
 
@@ -225,10 +227,16 @@ function containers(w: Writer, label: string, list: JsonValue[], statuses: JsonV
         w.write(3, `${str(e["name"])}:\t (${str(f["apiVersion"])}:${str(f["fieldPath"])})\n`);
       } else if (vf["secretKeyRef"] !== undefined) {
         const f = obj(vf["secretKeyRef"]);
-        w.write(3, `${str(e["name"])}:\t<set to the key '${str(f["key"])}' in secret '${str(f["name"])}'>\tOptional: ${f["optional"] === true}\n`);
+        w.write(
+          3,
+          `${str(e["name"])}:\t<set to the key '${str(f["key"])}' in secret '${str(f["name"])}'>\tOptional: ${f["optional"] === true}\n`,
+        );
       } else if (vf["configMapKeyRef"] !== undefined) {
         const f = obj(vf["configMapKeyRef"]);
-        w.write(3, `${str(e["name"])}:\t<set to the key '${str(f["key"])}' of config map '${str(f["name"])}'>\tOptional: ${f["optional"] === true}\n`);
+        w.write(
+          3,
+          `${str(e["name"])}:\t<set to the key '${str(f["key"])}' of config map '${str(f["name"])}'>\tOptional: ${f["optional"] === true}\n`,
+        );
       }
     }
     const mounts = arr(c["volumeMounts"])
@@ -251,19 +259,34 @@ function volumes(w: Writer, list: JsonValue[]): void {
     w.write(1, `${str(v["name"])}:\n`);
     if (v["hostPath"] !== undefined) {
       const h = obj(v["hostPath"]);
-      w.write(2, `Type:\tHostPath (bare host directory volume)\n    Path:\t${str(h["path"])}\n    HostPathType:\t${str(h["type"])}\n`);
+      w.write(
+        2,
+        `Type:\tHostPath (bare host directory volume)\n    Path:\t${str(h["path"])}\n    HostPathType:\t${str(h["type"])}\n`,
+      );
     } else if (v["emptyDir"] !== undefined) {
       const e = obj(v["emptyDir"]);
-      w.write(2, `Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t${str(e["medium"])}\n    SizeLimit:\t${str(e["sizeLimit"]) || "<unset>"}\n`);
+      w.write(
+        2,
+        `Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n    Medium:\t${str(e["medium"])}\n    SizeLimit:\t${str(e["sizeLimit"]) || "<unset>"}\n`,
+      );
     } else if (v["secret"] !== undefined) {
       const s = obj(v["secret"]);
-      w.write(2, `Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${str(s["secretName"])}\n    Optional:\t${s["optional"] === true}\n`);
+      w.write(
+        2,
+        `Type:\tSecret (a volume populated by a Secret)\n    SecretName:\t${str(s["secretName"])}\n    Optional:\t${s["optional"] === true}\n`,
+      );
     } else if (v["configMap"] !== undefined) {
       const s = obj(v["configMap"]);
-      w.write(2, `Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t${str(s["name"])}\n    Optional:\t${s["optional"] === true}\n`);
+      w.write(
+        2,
+        `Type:\tConfigMap (a volume populated by a ConfigMap)\n    Name:\t${str(s["name"])}\n    Optional:\t${s["optional"] === true}\n`,
+      );
     } else if (v["persistentVolumeClaim"] !== undefined) {
       const s = obj(v["persistentVolumeClaim"]);
-      w.write(2, `Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t${str(s["claimName"])}\n    ReadOnly:\t${s["readOnly"] === true}\n`);
+      w.write(
+        2,
+        `Type:\tPersistentVolumeClaim (a reference to a PersistentVolumeClaim in the same namespace)\n    ClaimName:\t${str(s["claimName"])}\n    ReadOnly:\t${s["readOnly"] === true}\n`,
+      );
     } else w.write(1, "<unknown>\n");
   }
 }
@@ -340,7 +363,10 @@ function describePod(pod: KubeObject, events: Obj[] | undefined, now: number): s
   if (str(spec["priorityClassName"]) !== "") w.write(0, `Priority Class Name:\t${str(spec["priorityClassName"])}\n`);
   if (str(spec["runtimeClassName"]) !== "") w.write(0, `Runtime Class Name:\t${str(spec["runtimeClassName"])}\n`);
   if (str(spec["serviceAccountName"]) !== "") w.write(0, `Service Account:\t${str(spec["serviceAccountName"])}\n`);
-  w.write(0, str(spec["nodeName"]) === "" ? "Node:\t<none>\n" : `Node:\t${str(spec["nodeName"])}/${str(status["hostIP"])}\n`);
+  w.write(
+    0,
+    str(spec["nodeName"]) === "" ? "Node:\t<none>\n" : `Node:\t${str(spec["nodeName"])}/${str(status["hostIP"])}\n`,
+  );
   if (status["startTime"] !== undefined) w.write(0, `Start Time:\t${rfc1123z(str(status["startTime"]))}\n`);
   labelsMultiline(w, "Labels", m.labels);
   annotationsMultiline(w, "Annotations", m.annotations);
@@ -385,7 +411,11 @@ async function describeNode(kube: Kube, node: KubeObject, events: Obj[] | undefi
   const m = node.metadata;
   const roles = Object.keys(m.labels ?? {})
     .filter((k) => k.startsWith("node-role.kubernetes.io/") || k === "kubernetes.io/role")
-    .map((k) => (k === "kubernetes.io/role" ? (m.labels as Record<string, string>)[k] as string : k.slice("node-role.kubernetes.io/".length)))
+    .map((k) =>
+      k === "kubernetes.io/role"
+        ? ((m.labels as Record<string, string>)[k] as string)
+        : k.slice("node-role.kubernetes.io/".length),
+    )
     .filter((r) => r !== "")
     .sort();
   w.write(0, `Name:\t${m.name ?? ""}\n`);
@@ -405,7 +435,9 @@ async function describeNode(kube: Kube, node: KubeObject, events: Obj[] | undefi
   let lease: KubeObject | undefined;
   let leaseErr = "";
   try {
-    lease = await kube.client().json<KubeObject>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${m.name ?? ""}`);
+    lease = await kube
+      .client()
+      .json<KubeObject>(`/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${m.name ?? ""}`);
   } catch (e) {
     leaseErr = e instanceof ApiError ? e.message : String(e);
   }
@@ -457,12 +489,13 @@ async function describeNode(kube: Kube, node: KubeObject, events: Obj[] | undefi
   const cidrs = arr(spec["podCIDRs"]).map(str);
   if (cidrs.length > 0) w.write(0, `PodCIDRs:\t${cidrs.join(",")}\n`);
   if (str(spec["providerID"]) !== "") w.write(0, `ProviderID:\t${str(spec["providerID"])}\n`);
-  const pods = (
-    await listAll<{ items?: KubeObject[] }>(kube, "/api/v1/pods", {
-      fieldSelector: `spec.nodeName=${m.name ?? ""},status.phase!=Failed,status.phase!=Succeeded`,
-      allNamespaces: true,
-    }).catch(() => ({ items: [] as KubeObject[] }))
-  ).items ?? [];
+  const pods =
+    (
+      await listAll<{ items?: KubeObject[] }>(kube, "/api/v1/pods", {
+        fieldSelector: `spec.nodeName=${m.name ?? ""},status.phase!=Failed,status.phase!=Succeeded`,
+        allNamespaces: true,
+      }).catch(() => ({ items: [] as KubeObject[] }))
+    ).items ?? [];
   const alloc = obj(status["allocatable"]);
   w.write(0, `Non-terminated Pods:\t(${pods.length} in total)\n`);
   w.write(1, "Namespace\tName\t\tCPU Requests\tCPU Limits\tMemory Requests\tMemory Limits\tAge\n");
@@ -488,8 +521,14 @@ async function describeNode(kube: Kube, node: KubeObject, events: Obj[] | undefi
   w.write(0, "Allocated resources:\n  (Total limits may be over 100 percent, i.e., overcommitted.)\n");
   w.write(1, "Resource\tRequests\tLimits\n");
   w.write(1, "--------\t--------\t------\n");
-  w.write(1, `cpu\t${fmtCpu(total.cpuReq)} (${pct(total.cpuReq, cpuCap)}%)\t${fmtCpu(total.cpuLim)} (${pct(total.cpuLim, cpuCap)}%)\n`);
-  w.write(1, `memory\t${fmtMem(total.memReq)} (${pct(total.memReq, memCap)}%)\t${fmtMem(total.memLim)} (${pct(total.memLim, memCap)}%)\n`);
+  w.write(
+    1,
+    `cpu\t${fmtCpu(total.cpuReq)} (${pct(total.cpuReq, cpuCap)}%)\t${fmtCpu(total.cpuLim)} (${pct(total.cpuLim, cpuCap)}%)\n`,
+  );
+  w.write(
+    1,
+    `memory\t${fmtMem(total.memReq)} (${pct(total.memReq, memCap)}%)\t${fmtMem(total.memLim)} (${pct(total.memLim, memCap)}%)\n`,
+  );
   w.write(1, `ephemeral-storage\t0 (0%)\t0 (0%)\n`);
   describeEvents(w, events, now);
   return w.text();
@@ -502,7 +541,16 @@ function parseCpu(q: string): number {
   return Number(q) * 1000;
 }
 
-const memSuffix: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+const memSuffix: Record<string, number> = {
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+};
 
 /** parseMem reads a memory quantity as bytes. */
 function parseMem(q: string): number {
@@ -561,7 +609,9 @@ export function newDescribeCommand(kube: Kube): Command {
       const requests = await parseResourceArgs(kube, args);
       for (const rq of requests) {
         if (rq.resource.group !== "" || (rq.resource.kind !== "Pod" && rq.resource.kind !== "Node")) {
-          throw new KubectlError(`describe ${rq.resource.name}: only pods and nodes are described by this kubectl (etcd-lab)`);
+          throw new KubectlError(
+            `describe ${rq.resource.name}: only pods and nodes are described by this kubectl (etcd-lab)`,
+          );
         }
       }
       const found: { r: ApiResource; o: KubeObject }[] = [];
@@ -590,10 +640,12 @@ export function newDescribeCommand(kube: Kube): Command {
           // DescribeMatchingResources: every object whose name starts with the one asked for.
           const r = (requests[0] as { resource: ApiResource }).resource;
           const ns = r.namespaced ? kube.namespace() : undefined;
-          const all = (await listAll<{ items?: KubeObject[] }>(kube, resourcePath(r, ns), { allNamespaces: false })).items ?? [];
+          const all =
+            (await listAll<{ items?: KubeObject[] }>(kube, resourcePath(r, ns), { allNamespaces: false })).items ?? [];
           const prefixed = all.filter((o) => (o.metadata.name ?? "").startsWith(args[1] as string));
           if (prefixed.length === 0) throw first;
-          for (const o of prefixed) kube.io.stdout(`${await describeOne(kube, r, { ...o, apiVersion: "v1", kind: r.kind })}\n`);
+          for (const o of prefixed)
+            kube.io.stdout(`${await describeOne(kube, r, { ...o, apiVersion: "v1", kind: r.kind })}\n`);
           return;
         }
         throw errors.length === 1 ? first : new MultiError(errors);
