@@ -6,6 +6,8 @@
 export interface Case {
   args: string[];
   stdin?: string;
+  /** shows is text real kubectl's output must contain (the case is about that error). */
+  shows?: string;
 }
 
 /** readOnly are the cases that change nothing. */
@@ -54,6 +56,7 @@ export const readOnly: Case[] = [
   {
     // 410: a watch from a resourceVersion the watch cache no longer has (the stream's ERROR event).
     args: ["get", "--raw", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1", "--request-timeout=5s"],
+    shows: '"reason":"Expired","code":410',
   },
   { args: ["get", "cm", "kube-root-ca.crt", "-o", "jsonpath={.data[0]}"] },
   { args: ["get", "cm", "-o", "jsonpath={.items["] },
@@ -177,7 +180,7 @@ export const mutating: Case[] = [
   { args: ["scale", "--replicas=3", "deployment/dep-{S}"] },
   { args: ["get", "deploy", "dep-{S}", "-o", "jsonpath={.spec.replicas}"] },
   // 409: replace with the stale resourceVersion written in stale.yaml.
-  { args: ["replace", "-f", "stale.yaml"] },
+  { args: ["replace", "-f", "stale.yaml"], shows: "Error from server (Conflict)" },
   { args: ["apply", "-f", "cronjob.yaml"] },
   { args: ["get", "cronjobs"] },
   { args: ["create", "-f", "-"], stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: in-{S}\ndata:\n  k: v\n" },

@@ -103,6 +103,7 @@ async function both(r: Runner, c: Case, home?: Record<Side, string>): Promise<vo
       }),
     ),
   );
+  if (c.shows !== undefined) expect((real as Run).stdout + (real as Run).stderr).toContain(c.shows);
   expect(view(ours as Run), `kubectl ${c.args.join(" ")}`).toEqual(view(real as Run));
 }
 
@@ -180,7 +181,7 @@ describe.skipIf(!haveKubectl).each(backends)("kubectl differential (etcd backend
         real: mkdtempSync(join(tmpdir(), "kubectl-home-")),
         ours: mkdtempSync(join(tmpdir(), "kubectl-home-")),
       };
-      await both(r, { args: ["get", "pods"] }, home);
+      await both(r, { args: ["get", "pods"], shows: "was refused - did you specify the right host or port?" }, home);
       await both(r, { args: ["version"] }, home);
     } finally {
       await r.env.apiserver.start();
@@ -191,7 +192,8 @@ describe.skipIf(!haveKubectl).each(backends)("kubectl differential (etcd backend
     const stopped = r.env.cluster.members.slice(1);
     for (const m of stopped) m.proc.kill("SIGSTOP");
     try {
-      await both(r, { args: ["get", "pods", "-n", "web", "--request-timeout=20s"] });
+      // The apiserver's etcd call times out (its --request-timeout is 4 s here): both print its error.
+      await both(r, { args: ["get", "pods", "-n", "web", "--request-timeout=20s"], shows: "Error from server" });
     } finally {
       for (const m of stopped) m.proc.kill("SIGCONT");
     }
