@@ -50,7 +50,7 @@ export async function startEnv(kind: ServerKind): Promise<KubeEnv> {
   const cluster = await startCluster({ kind, members: 3 });
   const endpoints = cluster.members.map((m) => m.clientUrl.replace("http://", ""));
   const conn = new EtcdConnection(endpoints);
-  if (process.env["KDIFF_SEED"] === "1") await seedKube(conn, { seed: 1, encryptSecrets: false });
+  await seedKube(conn, { seed: 1, encryptSecrets: false });
   conn.close();
   const etcd = new EtcdClient({ endpoints, dialTimeoutMs: 2000 });
   const apiserver = await ApiServer.start({ etcd, compactionIntervalMs: 0, requestTimeoutMs: 4000 });

@@ -71,7 +71,11 @@ interface ApiResourceList {
 }
 
 interface ApiGroupList {
-  groups: { name: string; versions: { groupVersion: string; version: string }[]; preferredVersion?: { version: string } }[];
+  groups: {
+    name: string;
+    versions: { groupVersion: string; version: string }[];
+    preferredVersion?: { version: string };
+  }[];
 }
 
 /** Discovery caches what the server serves for one kubectl run. */
@@ -161,10 +165,7 @@ export class Discovery {
         (r) =>
           (group === undefined || r.group === group) &&
           (version === undefined || r.version === version) &&
-          (r.name === name ||
-            r.singularName === name ||
-            r.kind.toLowerCase() === name ||
-            r.shortNames.includes(name)),
+          (r.name === name || r.singularName === name || r.kind.toLowerCase() === name || r.shortNames.includes(name)),
       );
     const found = direct(lower, undefined, undefined);
     if (found.length > 0) {

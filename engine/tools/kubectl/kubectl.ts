@@ -20,7 +20,7 @@ import { newDeleteCommand, newPatchCommand, newScaleCommand } from "./cmd/mutate
 import { newWaitCommand } from "./cmd/wait.ts";
 import type { Globals } from "./ctx.ts";
 import { Kube } from "./ctx.ts";
-import { errorMessage, standardErrorMessage } from "./errors.ts";
+import { errorMessage, KubectlError, standardErrorMessage } from "./errors.ts";
 
 function flagDefault(f: Flag): string {
   const v = f.value.string();
@@ -53,7 +53,8 @@ function kubectlHelp(cmd: Command): void {
   if (local.length > 0 && cmd.hasParent()) out += `Options:\n${kubectlFlagUsages(local)}\n`;
   const use = cmd.hasParent() ? cmd.useLine().replace(/ \[flags\]$/, "") : "kubectl [flags]";
   out += `Usage:\n  ${subs.length > 0 ? `${cmd.commandPath()} [command]` : `${use} [flags]`} [options]\n\n`;
-  if (subs.length > 0) out += `Use "${cmd.commandPath()} <command> --help" for more information about a given command.\n`;
+  if (subs.length > 0)
+    out += `Use "${cmd.commandPath()} <command> --help" for more information about a given command.\n`;
   out += `Use "kubectl options" for a list of global command-line options (applies to all commands).\n`;
   cmd.outOrStdout()(out);
 }
@@ -101,7 +102,12 @@ function globals(root: Command): Globals {
       "0",
       "The length of time to wait before giving up on a single server request. Non-zero values should contain a corresponding time unit (e.g. 1s, 2m, 3h). A value of zero means don't timeout requests.",
     ),
-    certificateAuthority: pf.string("certificate-authority", "", "", "Path to a cert file for the certificate authority"),
+    certificateAuthority: pf.string(
+      "certificate-authority",
+      "",
+      "",
+      "Path to a cert file for the certificate authority",
+    ),
     clientCertificate: pf.string("client-certificate", "", "", "Path to a client certificate file for TLS"),
     clientKey: pf.string("client-key", "", "", "Path to a client key file for TLS"),
   };
@@ -125,23 +131,22 @@ export async function runKubectl(io: CliIo, args: string[], pid = process.pid): 
   pf.string("cache-dir", "", "", "Default cache directory");
   pf.bool("match-server-version", "", false, "Require server version to match client version");
   pf.string("as", "", "", "Username to impersonate for the operation.");
-  pf.bool("warnings-as-errors", "", false, "Treat warnings received from the server as errors and exit with a non-zero exit code");
+  pf.bool(
+    "warnings-as-errors",
+    "",
+    false,
+    "Treat warnings received from the server as errors and exit with a non-zero exit code",
+  );
   const kube = new Kube(io, g, pid);
   kube.root = root;
   newRootCommand(kube);
   try {
     const err = await root.execute(io, args);
     if (err === undefined) return 0;
-    if (err instanceof FlagError) {
-      const found = root.find(args).cmd;
-      io.stderr(`Error: ${err.message}\nSee '${found.commandPath()} --help' for usage.\n`);
-      return 1;
-    }
-    if (err.message.startsWith("required flag(s)")) {
-      kube.klog("E", "run.go:72", `"command failed" err=${JSON.stringify(err.message)}`);
-      return 1;
-    }
-    io.stderr(`Error: ${err.message}\n`);
+    // kubectl's main hands every cobra error to CheckErr: `error: ...`, flag errors with a usage hint.
+    let msg = err.message;
+    if (err instanceof FlagError) msg += `\nSee '${root.find(args).cmd.commandPath()} --help' for usage.`;
+    io.stderr(errorMessage(new KubectlError(msg)));
     return 1;
   } catch (e) {
     if (e instanceof ExitSignal) return e.code;

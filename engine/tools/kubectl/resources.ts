@@ -67,17 +67,19 @@ export function listPath(kube: Kube, r: ApiResource, allNamespaces: boolean): st
 }
 
 /** listAll reads a whole collection in chunks of 500, as kubectl does. */
-export async function listAll<T extends { metadata?: { continue?: string; resourceVersion?: string }; items?: unknown[]; rows?: unknown[] }>(
-  kube: Kube,
-  path: string,
-  o: ListOptions,
-  accept?: string,
-): Promise<T> {
+export async function listAll<
+  T extends { metadata?: { continue?: string; resourceVersion?: string }; items?: unknown[]; rows?: unknown[] },
+>(kube: Kube, path: string, o: ListOptions, accept?: string): Promise<T> {
   let first: T | undefined;
   let cont: string | undefined;
   do {
     const page = await kube.client().json<T>(path, {
-      query: { labelSelector: o.labelSelector || undefined, fieldSelector: o.fieldSelector || undefined, limit: "500", continue: cont },
+      query: {
+        labelSelector: o.labelSelector || undefined,
+        fieldSelector: o.fieldSelector || undefined,
+        limit: "500",
+        continue: cont,
+      },
       ...(accept ? { accept } : {}),
     });
     if (!first) first = page;

@@ -170,7 +170,10 @@ export function responseError(status: number, body: Buffer, method: string, url:
     429: ["TooManyRequests", "the server has received too many requests and has asked us to try again later"],
     500: ["InternalError", "an error on the server has prevented the request from succeeding"],
     503: ["ServiceUnavailable", "the server is currently unable to handle the request"],
-    504: ["Timeout", "the server was unable to return a response in the time allotted, but may still be processing the request"],
+    504: [
+      "Timeout",
+      "the server was unable to return a response in the time allotted, but may still be processing the request",
+    ],
   };
   const [reason, generic] = reasons[status] ?? [
     "",

@@ -20,6 +20,11 @@ import { dryRunSuffix, parseDryRun } from "./create.ts";
 
 const lastApplied = "kubectl.kubernetes.io/last-applied-configuration";
 
+/** writeQuery is what kubectl adds to its writes: the field manager, strict field validation, dry run. */
+export function writeQuery(manager: string, dry: "none" | "client" | "server"): Record<string, string> {
+  return { ...(dry === "server" ? { dryRun: "All" } : {}), fieldManager: manager, fieldValidation: "Strict" };
+}
+
 /** addSourceToErr is cmdutil.AddSourceToErr: `error when creating "f.yaml": ...`. */
 export function addSourceToErr(verb: string, source: string, err: unknown): unknown {
   if (source === "") return err;
@@ -144,14 +149,18 @@ export function newApplyCommand(kube: Kube): Command {
           const r = await mapObject(kube, obj, source);
           const ns = objectNamespace(kube, r, obj);
           const name = obj.metadata?.name ?? "";
-          if (name === "") throw new KubectlError(`error when retrieving current configuration of:\nResource: "${r.group === "" ? "" : r.group}/${r.version}, Resource=${r.name}", GroupVersionKind: "${r.group}/${r.version}, Kind=${r.kind}"\nName: "", Namespace: "${ns ?? ""}"\nfrom server for: "${source}": resource name may not be empty`);
+          if (name === "")
+            throw new KubectlError(
+              `error when retrieving current configuration of:\nResource: "${r.group === "" ? "" : r.group}/${r.version}, Resource=${r.name}", GroupVersionKind: "${r.group}/${r.version}, Kind=${r.kind}"\nName: "", Namespace: "${ns ?? ""}"\nfrom server for: "${source}": resource name may not be empty`,
+            );
           const { modified, annotation } = modifiedConfiguration(obj);
           const path = resourcePath(r, ns, name);
           let current: KubeObject | undefined;
           try {
             current = await kube.client().json<KubeObject>(path);
           } catch (e) {
-            if (!(e instanceof ApiError && e.code === 404)) throw addSourceToErr("retrieving current configuration of", source, e);
+            if (!(e instanceof ApiError && e.code === 404))
+              throw addSourceToErr("retrieving current configuration of", source, e);
           }
           const print = (o: KubeObject, op: string) =>
             kube.io.stdout(output() === "" ? `${nameOf(o)} ${op}${dryRunSuffix(dry)}\n` : printGeneric(o, out));
@@ -166,7 +175,7 @@ export function newApplyCommand(kube: Kube): Command {
                 method: "POST",
                 body: JSON.stringify(modified),
                 contentType: "application/json",
-                query: dry === "server" ? { dryRun: "All" } : {},
+                query: writeQuery("kubectl-client-side-apply", dry),
               })
               .catch((e: unknown) => {
                 throw addSourceToErr("creating", source, e);
@@ -198,7 +207,7 @@ export function newApplyCommand(kube: Kube): Command {
               method: "PATCH",
               body,
               contentType: "application/merge-patch+json",
-              query: dry === "server" ? { dryRun: "All" } : {},
+              query: writeQuery("kubectl-client-side-apply", dry),
             })
             .catch((e: unknown) => {
               throw addSourceToErr(
@@ -241,6 +250,7 @@ export function newReplaceCommand(kube: Kube): Command {
               method: "PUT",
               body: JSON.stringify(obj),
               contentType: "application/json",
+              query: writeQuery("kubectl-replace", "none"),
             })
             .catch((e: unknown) => {
               throw addSourceToErr("replacing", source, e);

@@ -22,20 +22,50 @@ export interface FileObject {
   source: string;
 }
 
-/** yamlError words a YAML syntax error as sigs.k8s.io/yaml's go-yaml does (`yaml: line N: ...`). */
-function yamlError(e: { message: string; linePos?: { line: number }[]; code?: string }): string {
-  const line = e.linePos?.[0]?.line ?? 1;
-  const codes: Record<string, string> = {
-    BAD_INDENT: "did not find expected key",
-    BLOCK_AS_IMPLICIT_KEY: "mapping values are not allowed in this context",
-    MULTILINE_IMPLICIT_KEY: "could not find expected ':'",
-    TAB_AS_INDENT: "found character that cannot start any token",
-    UNEXPECTED_TOKEN: "did not find expected node content",
-    MISSING_CHAR: "did not find expected ',' or ']'",
-    DUPLICATE_KEY: "mapping key already defined",
-  };
-  const what = codes[e.code ?? ""] ?? "mapping values are not allowed in this context";
-  return `yaml: line ${line}: ${what}`;
+/** YamlIssue is what the yaml package reports: a code and a 1-based position. */
+interface YamlIssue {
+  code?: string;
+  pos?: [number, number];
+  linePos?: { line: number; col: number }[];
+}
+
+/** lineOf is the 0-based line of offset i in text. */
+function lineOf(text: string, i: number): number {
+  let n = 0;
+  for (let k = 0; k < i && k < text.length; k++) if (text[k] === "\n") n++;
+  return n;
+}
+
+/**
+ * yamlError words a YAML syntax error as go-yaml v2 (through sigs.k8s.io/yaml) does: its message for the
+ * construct, and its line (scanner errors name the 1-based line of the offending character, parser errors
+ * the 0-based line of the token that failed, and neither prints a line 0).
+ */
+function yamlError(text: string, e: YamlIssue): string {
+  const line1 = e.linePos?.[0]?.line ?? 1;
+  const at = (n: number, what: string) => `yaml: ${n > 0 ? `line ${n}: ` : ""}${what}`;
+  const before = text.slice(0, e.pos?.[0] ?? 0);
+  switch (e.code) {
+    case "BLOCK_AS_IMPLICIT_KEY":
+    case "MULTILINE_IMPLICIT_KEY": {
+      const start = e.pos?.[0] ?? 0;
+      const m = /:(?=[ \t\r\n]|$)/.exec(text.slice(start));
+      const l0 = lineOf(text, m ? start + m.index : start);
+      return at(l0 === 0 ? 0 : l0 + 1, "mapping values are not allowed in this context");
+    }
+    case "MISSING_CHAR":
+      return at(line1, "found unexpected end of stream");
+    case "TAB_AS_INDENT":
+      return at(line1, "found a tab character that violates indentation");
+    default: {
+      const open = [...before].reduce((d, c) => d + (c === "[" || c === "{" ? 1 : c === "]" || c === "}" ? -1 : 0), 0);
+      const lastOpen = Math.max(before.lastIndexOf("["), before.lastIndexOf("{"));
+      if (open > 0) return at(line1 - 1, `did not find expected ',' or '${before[lastOpen] === "[" ? "]" : "}"}'`);
+      const prev = before.replace(/\n+$/, "").split("\n").pop() ?? "";
+      const seq = /^\s*- /.test(prev) || /^-( |$)/.test(text);
+      return at(line1 - 1, seq ? "did not find expected '-' indicator" : "did not find expected key");
+    }
+  }
 }
 
 /** parseManifest reads objects from the text of one file (YAML documents or JSON). */
@@ -55,7 +85,7 @@ export function parseManifest(text: string, source: string): FileObject[] {
   for (const d of Array.isArray(docs) ? docs : [docs]) {
     const err = d.errors[0];
     if (err) {
-      throw new KubectlError(`error parsing ${source}: error converting YAML to JSON: ${yamlError(err)}`);
+      throw new KubectlError(`error parsing ${source}: error converting YAML to JSON: ${yamlError(text, err)}`);
     }
     const v = d.toJS({ maxAliasCount: -1 }) as unknown;
     if (v === null || v === undefined) continue;
@@ -63,11 +93,15 @@ export function parseManifest(text: string, source: string): FileObject[] {
     if (typeof obj !== "object" || Array.isArray(obj)) {
       throw new KubectlError(`error validating "${source}": error validating data: invalid object to validate`);
     }
-    if (obj.kind === undefined || obj.kind === "") {
-      throw new KubectlError(`error validating "${source}": error validating data: kind not set`);
-    }
-    if (obj.apiVersion === undefined || obj.apiVersion === "") {
-      throw new KubectlError(`error validating "${source}": error validating data: apiVersion not set`);
+    const missing = [
+      ...(obj.apiVersion === undefined || obj.apiVersion === "" ? ["apiVersion not set"] : []),
+      ...(obj.kind === undefined || obj.kind === "" ? ["kind not set"] : []),
+    ];
+    if (missing.length > 0) {
+      const what = missing.length === 1 ? missing[0] : `[${missing.join(", ")}]`;
+      throw new KubectlError(
+        `error validating "${source}": error validating data: ${what}; if you choose to ignore these errors, turn validation off with --validate=false`,
+      );
     }
     if (obj.kind.endsWith("List") && Array.isArray(obj["items"])) {
       for (const it of obj["items"] as unknown as KubeObject[]) out.push({ obj: it, source });

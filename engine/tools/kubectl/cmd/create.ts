@@ -11,7 +11,7 @@ import type { Kube } from "../ctx.ts";
 import { resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { createFormats, nameOf, parseOutput, printGeneric } from "../printers/printer.ts";
-import { addSourceToErr, mapObject, objectNamespace } from "./apply.ts";
+import { addSourceToErr, mapObject, objectNamespace, writeQuery } from "./apply.ts";
 import { MultiError, readFilenames, seeHelp } from "./common.ts";
 
 /** DryRun is --dry-run's value. */
@@ -61,7 +61,9 @@ function collect(src: Sources, kind: string, name: string, field: string): Map<s
   const add = (k: string, v: Buffer) => {
     validKey(k, kind);
     if (out.has(k)) {
-      throw new KubectlError(`cannot add key "${k}", another key by that name already exists in ${field} for ${kind} "${name}"`);
+      throw new KubectlError(
+        `cannot add key "${k}", another key by that name already exists in ${field} for ${kind} "${name}"`,
+      );
     }
     out.set(k, v);
   };
@@ -116,6 +118,7 @@ async function finish(
   plural: string,
   group: string,
   o: { output: () => string; dryRun: () => string },
+  failure: string,
 ): Promise<void> {
   const out = parseOutput(o.output(), createFormats);
   const dry = parseDryRun(o.dryRun());
@@ -125,15 +128,19 @@ async function finish(
   }
   const [r] = await kube.discovery().find(group === "" ? plural : `${plural}.${group}`);
   if (!r) throw new KubectlError(`the server doesn't have a resource type "${plural}"`);
-  const created = await kube.client().json<KubeObject>(resourcePath(r, kube.namespace()), {
-    method: "POST",
-    body: JSON.stringify(obj),
-    contentType: "application/json",
-    query: dry === "server" ? { dryRun: "All" } : {},
-  });
-  kube.io.stdout(
-    o.output() === "" ? `${nameOf(created)} created${dryRunSuffix(dry)}\n` : printGeneric(created, out),
-  );
+  const created = await kube
+    .client()
+    .json<KubeObject>(resourcePath(r, kube.namespace()), {
+      method: "POST",
+      body: JSON.stringify(obj),
+      contentType: "application/json",
+      query: writeQuery("kubectl-create", dry),
+    })
+    .catch((e: unknown) => {
+      // The generators wrap the server's error (Status and all) into a plain error, as kubectl's do.
+      throw new KubectlError(`${failure}${e instanceof Error ? e.message : String(e)}`);
+    });
+  kube.io.stdout(o.output() === "" ? `${nameOf(created)} created${dryRunSuffix(dry)}\n` : printGeneric(created, out));
 }
 
 function newConfigMap(kube: Kube): Command {
@@ -142,7 +149,9 @@ function newConfigMap(kube: Kube): Command {
     short: "Create a config map from a local file, directory or literal value",
     run: async (_c, args) => {
       if (args.length !== 1) {
-        throw new KubectlError(`exactly one NAME is required, got ${args.length}\n${seeHelp("kubectl create configmap")}`);
+        throw new KubectlError(
+          `exactly one NAME is required, got ${args.length}\n${seeHelp("kubectl create configmap")}`,
+        );
       }
       const name = args[0] as string;
       const data = collect({ literals: literals(), files: files() }, "ConfigMap", name, "Data");
@@ -155,11 +164,16 @@ function newConfigMap(kube: Kube): Command {
       const obj: Record<string, unknown> = { kind: "ConfigMap", apiVersion: "v1", metadata: typedMeta(kube, name) };
       if (Object.keys(text).length > 0) obj["data"] = text;
       if (Object.keys(bin).length > 0) obj["binaryData"] = bin;
-      await finish(kube, obj as unknown as KubeObject, "configmaps", "", o);
+      await finish(kube, obj as unknown as KubeObject, "configmaps", "", o, "failed to create configmap: ");
     },
   });
   const f = cmd.flags();
-  const literals = f.stringSlice("from-literal", "", [], "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)");
+  const literals = f.stringSlice(
+    "from-literal",
+    "",
+    [],
+    "Specify a key and literal value to insert in configmap (i.e. mykey=somevalue)",
+  );
   const files = f.stringSlice("from-file", "", [], "Key file can be specified using its file path.");
   const o = outputFlags(cmd);
   return cmd;
@@ -180,11 +194,16 @@ function newSecretGeneric(kube: Kube): Command {
       const obj: Record<string, unknown> = { kind: "Secret", apiVersion: "v1", metadata: typedMeta(kube, name) };
       if (data.size > 0) obj["data"] = Object.fromEntries([...data].map(([k, v]) => [k, v.toString("base64")]));
       if (type() !== "") obj["type"] = type();
-      await finish(kube, obj as unknown as KubeObject, "secrets", "", o);
+      await finish(kube, obj as unknown as KubeObject, "secrets", "", o, "failed to create secret ");
     },
   });
   const f = cmd.flags();
-  const literals = f.stringSlice("from-literal", "", [], "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)");
+  const literals = f.stringSlice(
+    "from-literal",
+    "",
+    [],
+    "Specify a key and literal value to insert in secret (i.e. mykey=somevalue)",
+  );
   const files = f.stringSlice("from-file", "", [], "Key files can be specified using their file path.");
   const type = f.string("type", "", "", "The type of secret to create");
   const o = outputFlags(cmd);
@@ -221,7 +240,7 @@ function newJob(kube: Kube): Command {
         { apiVersion: "batch/v1", kind: "CronJob", name: cj.metadata.name, uid: cj.metadata.uid, controller: true },
       ];
       const job = { kind: "Job", apiVersion: "batch/v1", metadata: meta, spec: tmpl.spec ?? {}, status: {} };
-      await finish(kube, job as unknown as KubeObject, "jobs", "batch", o);
+      await finish(kube, job as unknown as KubeObject, "jobs", "batch", o, "failed to create job: ");
     },
   });
   const f = cmd.flags();
@@ -255,7 +274,7 @@ export function newCreateCommand(kube: Kube): Command {
               method: "POST",
               body: JSON.stringify(obj),
               contentType: "application/json",
-              query: dry === "server" ? { dryRun: "All" } : {},
+              query: writeQuery("kubectl-create", dry),
             })
             .catch((e: unknown) => {
               throw addSourceToErr("creating", source, e);
@@ -272,9 +291,14 @@ export function newCreateCommand(kube: Kube): Command {
       }
     },
   });
-  const filenames = cmd.flags().stringSlice("filename", "f", [], "Filename, directory, or URL to files to use to create the resource");
+  const filenames = cmd
+    .flags()
+    .stringSlice("filename", "f", [], "Filename, directory, or URL to files to use to create the resource");
   const o = outputFlags(cmd);
-  const secret = new Command({ use: "secret (docker-registry | generic | tls)", short: "Create a secret using a specified subcommand" });
+  const secret = new Command({
+    use: "secret (docker-registry | generic | tls)",
+    short: "Create a secret using a specified subcommand",
+  });
   secret.addCommand(newSecretGeneric(kube));
   cmd.addCommand(newConfigMap(kube), secret, newJob(kube));
   return cmd;

@@ -33,13 +33,33 @@ export function newGetCommand(kube: Kube): Command {
     output: f.string("output", "o", "", "Output format."),
     selector: f.string("selector", "l", "", "Selector (label query) to filter on."),
     fieldSelector: f.string("field-selector", "", "", "Selector (field query) to filter on."),
-    allNamespaces: f.bool("all-namespaces", "A", false, "If present, list the requested object(s) across all namespaces."),
+    allNamespaces: f.bool(
+      "all-namespaces",
+      "A",
+      false,
+      "If present, list the requested object(s) across all namespaces.",
+    ),
     watch: f.bool("watch", "w", false, "After listing/getting the requested object, watch for changes."),
-    watchOnly: f.bool("watch-only", "", false, "Watch for changes to the requested object(s), without listing/getting first."),
+    watchOnly: f.bool(
+      "watch-only",
+      "",
+      false,
+      "Watch for changes to the requested object(s), without listing/getting first.",
+    ),
     showLabels: f.bool("show-labels", "", false, "When printing, show all labels as the last column."),
-    noHeaders: f.bool("no-headers", "", false, "When using the default or custom-column output format, don't print headers."),
+    noHeaders: f.bool(
+      "no-headers",
+      "",
+      false,
+      "When using the default or custom-column output format, don't print headers.",
+    ),
     raw: f.string("raw", "", "", "Raw URI to request from the server."),
-    ignoreNotFound: f.bool("ignore-not-found", "", false, "If set to true, suppresses NotFound error for specific objects that do not exist."),
+    ignoreNotFound: f.bool(
+      "ignore-not-found",
+      "",
+      false,
+      "If set to true, suppresses NotFound error for specific objects that do not exist.",
+    ),
     sortBy: f.string("sort-by", "", "", "If non-empty, sort list types using this field specification."),
   };
   return cmd;
@@ -63,7 +83,7 @@ async function run(kube: Kube, o: GetOpts, args: string[]): Promise<void> {
   const io = kube.io;
   if (o.raw() !== "") return raw(kube, o.raw(), args);
   if (args.length === 0) {
-    io.stdout(
+    io.stderr(
       'You must specify the type of resource to get. Use "kubectl api-resources" for a complete list of supported resources.\n\n',
     );
     throw new KubectlError(
@@ -133,9 +153,7 @@ async function fetchTables(kube: Kube, o: GetOpts, rq: Request, errors: unknown[
   const out: Table[] = [];
   for (const name of rq.names) {
     try {
-      out.push(
-        await kube.client().json<Table>(resourcePath(r, kube.namespace(), name), { accept: tableAccept }),
-      );
+      out.push(await kube.client().json<Table>(resourcePath(r, kube.namespace(), name), { accept: tableAccept }));
     } catch (e) {
       if (!(o.ignoreNotFound() && isNotFound(e))) errors.push(e);
     }
@@ -143,7 +161,13 @@ async function fetchTables(kube: Kube, o: GetOpts, rq: Request, errors: unknown[
   return out;
 }
 
-async function printTables(kube: Kube, o: GetOpts, requests: Request[], wide: boolean, errors: unknown[]): Promise<void> {
+async function printTables(
+  kube: Kube,
+  o: GetOpts,
+  requests: Request[],
+  wide: boolean,
+  errors: unknown[],
+): Promise<void> {
   const tw = new TableWriter();
   let written = false;
   const withKind = requests.length > 1;
@@ -175,9 +199,7 @@ async function printTables(kube: Kube, o: GetOpts, requests: Request[], wide: bo
   }
   if (!written && errors.length === 0 && !o.ignoreNotFound()) {
     const allNamespaced = !o.allNamespaces() && requests.every((r) => r.resource.namespaced);
-    kube.io.stderr(
-      allNamespaced ? `No resources found in ${kube.namespace()} namespace.\n` : "No resources found\n",
-    );
+    kube.io.stderr(allNamespaced ? `No resources found in ${kube.namespace()} namespace.\n` : "No resources found\n");
   }
 }
 

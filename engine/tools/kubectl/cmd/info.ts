@@ -113,8 +113,18 @@ export function newApiResourcesCommand(kube: Kube): Command {
   });
   const f = cmd.flags();
   const output = f.string("output", "o", "", "Output format. One of: (wide, name).");
-  const noHeaders = f.bool("no-headers", "", false, "When using the default or custom-column output format, don't print headers (default print headers).");
-  const ns = f.bool("namespaced", "", true, "If false, non-namespaced resources will be returned, otherwise returning namespaced resources by default.");
+  const noHeaders = f.bool(
+    "no-headers",
+    "",
+    false,
+    "When using the default or custom-column output format, don't print headers (default print headers).",
+  );
+  const ns = f.bool(
+    "namespaced",
+    "",
+    true,
+    "If false, non-namespaced resources will be returned, otherwise returning namespaced resources by default.",
+  );
   const namespaced = () => (cmd.flags().lookup("namespaced")?.changed ? ns() : undefined);
   return cmd;
 }
@@ -180,7 +190,8 @@ export function newConfigCommand(kube: Kube): Command {
     use: "use-context CONTEXT_NAME",
     short: "Set the current-context in a kubeconfig file",
     run: (_c, args) => {
-      if (args.length !== 1) throw new KubectlError(`Unexpected args: [${args.join(" ")}]\n${seeHelp("kubectl config use-context")}`);
+      if (args.length !== 1)
+        throw new KubectlError(`Unexpected args: [${args.join(" ")}]\n${seeHelp("kubectl config use-context")}`);
       const name = args[0] as string;
       if (!kube.kubeconfig().contexts.some((c) => c.name === name)) {
         throw new KubectlError(`no context exists with the name: "${name}"`);
@@ -223,7 +234,9 @@ export function newLogsCommand(kube: Kube): Command {
         podName,
       );
       const pod = await kube.client().json<KubeObject>(podsPath);
-      const containers = (((pod["spec"] as Doc | undefined)?.["containers"] ?? []) as Doc[]).map((x) => String(x["name"]));
+      const containers = (((pod["spec"] as Doc | undefined)?.["containers"] ?? []) as Doc[]).map((x) =>
+        String(x["name"]),
+      );
       if (c === "") {
         const annotated = pod.metadata.annotations?.["kubectl.kubernetes.io/default-container"];
         c = annotated ?? containers[0] ?? "";
@@ -236,7 +249,9 @@ export function newLogsCommand(kube: Kube): Command {
       if (previous()) query["previous"] = "true";
       if (tail() >= 0) query["tailLines"] = String(tail());
       if (timestamps()) query["timestamps"] = "true";
-      const { res, url } = await kube.client().open(`${podsPath}/log`, { query, ...(follow() ? { timeoutMs: 0 } : {}) });
+      const { res, url } = await kube
+        .client()
+        .open(`${podsPath}/log`, { query, ...(follow() ? { timeoutMs: 0 } : {}) });
       const status = res.statusCode ?? 0;
       if (status < 200 || status > 299) {
         const chunks: Buffer[] = [];
@@ -249,7 +264,12 @@ export function newLogsCommand(kube: Kube): Command {
   const f = cmd.flags();
   const container = f.string("container", "c", "", "Print the logs of this container");
   const follow = f.bool("follow", "f", false, "Specify if the logs should be streamed.");
-  const previous = f.bool("previous", "p", false, "If true, print the logs for the previous instance of the container in a pod if it exists.");
+  const previous = f.bool(
+    "previous",
+    "p",
+    false,
+    "If true, print the logs for the previous instance of the container in a pod if it exists.",
+  );
   const tail = f.int("tail", "", -1, "Lines of recent log file to display.");
   const timestamps = f.bool("timestamps", "", false, "Include timestamps on each line in the log output");
   return cmd;

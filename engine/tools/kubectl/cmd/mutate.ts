@@ -12,7 +12,7 @@ import { qualifiedKind, resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { createFormats, nameOf, parseOutput, printGeneric } from "../printers/printer.ts";
 import { listAll, listPath, parseResourceArgs } from "../resources.ts";
-import { mapObject, objectNamespace } from "./apply.ts";
+import { mapObject, objectNamespace, writeQuery } from "./apply.ts";
 import { MultiError, readFilenames } from "./common.ts";
 import { dryRunSuffix, parseDryRun } from "./create.ts";
 
@@ -67,7 +67,8 @@ export function newDeleteCommand(kube: Kube): Command {
             labelSelector: selector(),
             allNamespaces: false,
           });
-          for (const it of list.items ?? []) targets.push({ resource: rq.resource, namespace: ns, name: it.metadata.name ?? "" });
+          for (const it of list.items ?? [])
+            targets.push({ resource: rq.resource, namespace: ns, name: it.metadata.name ?? "" });
         }
       }
       const dry = parseDryRun(dryRun());
@@ -104,9 +105,9 @@ export function newDeleteCommand(kube: Kube): Command {
   const filenames = f.stringSlice("filename", "f", [], "containing the resource to delete.");
   const selector = f.string("selector", "l", "", "Selector (label query) to filter on.");
   const all = f.bool("all", "", false, "Delete all resources, in the namespace of the specified resource types.");
-  const ignoreNotFound = f.bool("ignore-not-found", "", false, "Treat \"resource not found\" as a successful delete.");
+  const ignoreNotFound = f.bool("ignore-not-found", "", false, 'Treat "resource not found" as a successful delete.');
   const wait = f.bool("wait", "", true, "If true, wait for resources to be gone before returning.");
-  const output = f.string("output", "o", "", "Output mode. Use \"-o name\" for shorter output (resource/name).");
+  const output = f.string("output", "o", "", 'Output mode. Use "-o name" for shorter output (resource/name).');
   const dryRun = f.string("dry-run", "", "none", 'Must be "none", "server", or "client".');
   f.int("grace-period", "", -1, "Period of time in seconds given to the resource to terminate gracefully.");
   f.bool("force", "", false, "If true, immediately remove resources from API and bypass graceful deletion.");
@@ -121,9 +122,12 @@ export function newScaleCommand(kube: Kube): Command {
     short: "Set a new size for a deployment, replica set, or replication controller",
     run: async (_c, args) => {
       if (args.length === 0) {
-        throw new KubectlError("You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+        throw new KubectlError(
+          "You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'",
+        );
       }
-      if (replicas() < 0) throw new KubectlError("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+      if (replicas() < 0)
+        throw new KubectlError("The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
       const errors: unknown[] = [];
       for (const rq of await parseResourceArgs(kube, args)) {
         for (const name of rq.names) {
@@ -142,7 +146,9 @@ export function newScaleCommand(kube: Kube): Command {
                 throw new KubectlError(`Expected resource version to be ${resourceVersion()}, was ${rv}`);
               }
             }
-            await kube.client().do(path, { method: "PATCH", body: JSON.stringify(body), contentType: "application/merge-patch+json" });
+            await kube
+              .client()
+              .do(path, { method: "PATCH", body: JSON.stringify(body), contentType: "application/merge-patch+json" });
             kube.io.stdout(`${qualifiedKind(rq.resource)}/${name} scaled\n`);
           } catch (e) {
             errors.push(e);
@@ -155,8 +161,18 @@ export function newScaleCommand(kube: Kube): Command {
   const f = cmd.flags();
   const replicas = f.int("replicas", "", 0, "The new desired number of replicas. Required.");
   cmd.markFlagRequired("replicas");
-  const resourceVersion = f.string("resource-version", "", "", "Precondition for resource version. Requires that the current resource version match this value in order to scale.");
-  const currentReplicas = f.int("current-replicas", "", -1, "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.");
+  const resourceVersion = f.string(
+    "resource-version",
+    "",
+    "",
+    "Precondition for resource version. Requires that the current resource version match this value in order to scale.",
+  );
+  const currentReplicas = f.int(
+    "current-replicas",
+    "",
+    -1,
+    "Precondition for current size. Requires that the current size of the resource match this value in order to scale. -1 (default) for no condition.",
+  );
   return cmd;
 }
 
@@ -172,7 +188,8 @@ export function newPatchCommand(kube: Kube): Command {
     use: "patch (-f FILENAME | TYPE NAME) [-p PATCH|--patch-file FILE]",
     short: "Update fields of a resource",
     run: async (_c, args) => {
-      if (patch() === "") throw new KubectlError("must specify --patch or --patch-file containing the contents of the patch");
+      if (patch() === "")
+        throw new KubectlError("must specify --patch or --patch-file containing the contents of the patch");
       const ct = patchTypes[type()];
       if (!ct) throw new KubectlError(`--type must be one of [json merge strategic], not "${type()}"`);
       let patchJson: unknown;
@@ -192,6 +209,7 @@ export function newPatchCommand(kube: Kube): Command {
               method: "PATCH",
               body: JSON.stringify(patchJson),
               contentType: ct,
+              query: writeQuery("kubectl-patch", "none"),
             });
             if (output() !== "") kube.io.stdout(printGeneric(after, out));
             else {

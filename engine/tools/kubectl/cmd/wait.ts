@@ -7,7 +7,7 @@ import { ApiError } from "../../../kube/api/client.ts";
 import type { JsonValue, KubeObject } from "../../../kube/api/object.ts";
 import { durationNs } from "../../../go/go-duration.ts";
 import type { Kube } from "../ctx.ts";
-import { qualifiedKind, qualifiedResource, resourcePath } from "../discovery.ts";
+import { qualifiedKind, resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { JsonPath, JsonPathError } from "../printers/jsonpath.ts";
 import { parseResourceArgs } from "../resources.ts";
@@ -24,7 +24,9 @@ function parseFor(s: string): Cond {
   if (lower.startsWith("condition=")) {
     const rest = s.slice("condition=".length);
     const eq = rest.indexOf("=");
-    return eq >= 0 ? { t: "condition", name: rest.slice(0, eq), value: rest.slice(eq + 1) } : { t: "condition", name: rest, value: "true" };
+    return eq >= 0
+      ? { t: "condition", name: rest.slice(0, eq), value: rest.slice(eq + 1) }
+      : { t: "condition", name: rest, value: "true" };
   }
   if (lower.startsWith("jsonpath=")) {
     const rest = s.slice("jsonpath=".length);
@@ -33,7 +35,11 @@ function parseFor(s: string): Cond {
     const after = close >= 0 ? rest.slice(close + 1) : "";
     if (after !== "" && !after.startsWith("=")) throw new KubectlError(`unrecognized condition: "${s}"`);
     try {
-      return { t: "jsonpath", path: new JsonPath(expr.startsWith("{") ? expr : `{${expr}}`), value: after === "" ? undefined : after.slice(1) };
+      return {
+        t: "jsonpath",
+        path: new JsonPath(expr.startsWith("{") ? expr : `{${expr}}`),
+        value: after === "" ? undefined : after.slice(1),
+      };
     } catch (e) {
       if (e instanceof JsonPathError) throw new KubectlError(`unrecognized condition: "${s}"`);
       throw e;
@@ -44,9 +50,12 @@ function parseFor(s: string): Cond {
 
 function holds(c: Cond, obj: KubeObject): boolean {
   if (c.t === "condition") {
-    const conds = ((obj["status"] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? []);
+    const conds =
+      (obj["status"] as { conditions?: { type?: string; status?: string }[] } | undefined)?.conditions ?? [];
     return conds.some(
-      (x) => (x.type ?? "").toLowerCase() === c.name.toLowerCase() && (x.status ?? "").toLowerCase() === c.value.toLowerCase(),
+      (x) =>
+        (x.type ?? "").toLowerCase() === c.name.toLowerCase() &&
+        (x.status ?? "").toLowerCase() === c.value.toLowerCase(),
     );
   }
   if (c.t === "jsonpath") {
@@ -93,7 +102,7 @@ export function newWaitCommand(kube: Kube): Command {
                 break;
               }
               if (Date.now() >= deadline) {
-                throw new KubectlError(`timed out waiting for the condition on ${qualifiedResource(rq.resource)}/${name}`);
+                throw new KubectlError(`timed out waiting for the condition on ${rq.resource.name}/${name}`);
               }
               await new Promise((r) => setTimeout(r, Math.min(250, Math.max(0, deadline - Date.now()))));
             }
@@ -106,7 +115,12 @@ export function newWaitCommand(kube: Kube): Command {
     },
   });
   const f = cmd.flags();
-  const forFlag = f.string("for", "", "", "The condition to wait on: [delete|condition=condition-name[=condition-value]|jsonpath='{JSONPath expression}'=[JSONPath value]].");
+  const forFlag = f.string(
+    "for",
+    "",
+    "",
+    "The condition to wait on: [delete|condition=condition-name[=condition-value]|jsonpath='{JSONPath expression}'=[JSONPath value]].",
+  );
   const timeout = f.duration("timeout", "", 30 * durationNs.second, "The length of time to wait before giving up.");
   return cmd;
 }

@@ -30,7 +30,9 @@ function byteCompare(a: string, b: string): number {
 
 /** goJsonNumber formats a number as encoding/json does for int64 and float64 values. */
 function goJsonNumber(n: number): string {
-  return String(n).replace(/e([-+])(\d)$/, "e$10$2").replace(/e([-+])0(\d)$/, "e$1$2");
+  return String(n)
+    .replace(/e([-+])(\d)$/, "e$10$2")
+    .replace(/e([-+])0(\d)$/, "e$1$2");
 }
 
 /**

@@ -26,7 +26,9 @@ export function relaxedJsonPath(p: string): string {
   if (p.length === 0) return p;
   const m = /^\{?(\.?[^{}]*)\}?$/.exec(p);
   if (!m) {
-    throw new KubectlError(`unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'`);
+    throw new KubectlError(
+      `unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'`,
+    );
   }
   const body = m[1] as string;
   return `{${body.startsWith(".") ? body : `.${body}`}}`;
@@ -105,9 +107,7 @@ export function printGeneric(obj: KubeObject, out: Output, typed = false, operat
       return items.map((i) => `${nameOf(i)}${operation === "" ? "" : ` ${operation}`}\n`).join("");
     }
     case "jsonpath": {
-      const data = typed
-        ? (JSON.parse(JSON.stringify(obj)) as JsonValue)
-        : (obj as unknown as JsonValue);
+      const data = typed ? (JSON.parse(JSON.stringify(obj)) as JsonValue) : (obj as unknown as JsonValue);
       try {
         return out.path.execute(data);
       } catch (e) {

@@ -27,7 +27,12 @@ export class TableWriter {
       });
     }
     const out = this.rows
-      .map((r) => r.map((c, i) => (i < r.length - 1 ? c + " ".repeat((this.widths[i] as number) - [...c].length) : c)).join("") + "\n")
+      .map(
+        (r) =>
+          r
+            .map((c, i) => (i < r.length - 1 ? c + " ".repeat((this.widths[i] as number) - [...c].length) : c))
+            .join("") + "\n",
+      )
       .join("");
     this.rows = [];
     return out;

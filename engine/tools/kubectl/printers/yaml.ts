@@ -32,15 +32,13 @@ const isBreak = (c: number) => c === 0x0a || c === 0x0d || c === 0x85 || c === 0
 const isSpace = (c: number) => c === 0x20;
 const isBlankz = (c: number | undefined) => c === undefined || c === 0x20 || c === 0x09 || isBreak(c) || c === 0;
 const isPrintable = (c: number) =>
-  c === 0x0a ||
-  (c >= 0x20 && c <= 0x7e) ||
-  (c >= 0xa0 && c <= 0xd7ff) ||
-  (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
+  c === 0x0a || (c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xd7ff) || (c >= 0xe000 && c <= 0xfffd && c !== 0xfeff);
 
 /** analyzeScalar is yaml_emitter_analyze_scalar. */
 function analyzeScalar(s: string): Analysis {
   const cps = [...s].map((c) => c.codePointAt(0) as number);
-  if (cps.length === 0) return { multiline: false, flowPlain: false, blockPlain: true, singleQuoted: true, block: false };
+  if (cps.length === 0)
+    return { multiline: false, flowPlain: false, blockPlain: true, singleQuoted: true, block: false };
   let blockInd = false;
   let flowInd = false;
   if (s.startsWith("---") || s.startsWith("...")) blockInd = flowInd = true;
@@ -263,11 +261,7 @@ class Emitter {
   /** scalar emits a string as go-yaml's encoder and libyaml's style selection decide. */
   private scalar(s: string, parentIndent: number, simpleKey: boolean): void {
     const canPlain = resolvesToString(s) && !isBase60Float(s);
-    let style: "plain" | "single" | "double" | "literal" = s.includes("\n")
-      ? "literal"
-      : canPlain
-        ? "plain"
-        : "double";
+    let style: "plain" | "single" | "double" | "literal" = s.includes("\n") ? "literal" : canPlain ? "plain" : "double";
     const a = analyzeScalar(s);
     if (simpleKey && a.multiline) style = "double";
     if (style === "plain") {
@@ -313,14 +307,7 @@ class Emitter {
       const ch = cps[i] as string;
       const c = ch.codePointAt(0) as number;
       if (ch === " ") {
-        if (
-          allowBreaks &&
-          !spaces &&
-          this.column > bestWidth &&
-          i > 0 &&
-          i < cps.length - 1 &&
-          cps[i + 1] !== " "
-        ) {
+        if (allowBreaks && !spaces && this.column > bestWidth && i > 0 && i < cps.length - 1 && cps[i + 1] !== " ") {
           this.writeIndent(indent);
         } else {
           this.put(ch);
