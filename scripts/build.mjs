@@ -19,6 +19,7 @@ export const entries = {
   etcd: "engine/store/etcdmain/main.ts",
   etcdctl: "engine/tools/etcdctl/main.ts",
   etcdutl: "engine/tools/etcdutl/main.ts",
+  kubectl: "engine/tools/kubectl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
@@ -32,6 +33,7 @@ export const cachedEntries = {
   etcd: { profile: "single", writeAfterMs: 3000 },
   etcdctl: { profile: "command", writeAfterMs: 0 },
   etcdutl: { profile: "command", writeAfterMs: 0 },
+  kubectl: { profile: "command", writeAfterMs: 0 },
 };
 
 /**

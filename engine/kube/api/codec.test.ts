@@ -329,7 +329,7 @@ describe("storage codec properties", () => {
           expect(hex(encodeObject(r, json))).toBe(hex(bytes));
           expect(decodeObject(encodeObject(r, json))).toEqual(json);
         }),
-        { numRuns: 40 },
+        { numRuns: 25 },
       );
     }
   });

@@ -7,7 +7,7 @@ import type { Socket } from "node:net";
 import type { EtcdClient } from "../../store/client/index.ts";
 import type { KubeClient } from "../api/client.ts";
 import type { ResourceInfo } from "../api/resources.ts";
-import type { Transformer } from "./codec-bridge.ts";
+import type { EncryptionConfig } from "../api/encryption.ts";
 import { Compactor, defaultCompactionIntervalMs } from "./compactor.ts";
 import { Core } from "./core.ts";
 import { InProcessClient } from "./kube-client.ts";
@@ -30,7 +30,7 @@ export type KubeEvent =
 export interface ApiServerOptions {
   etcd: EtcdClient;
   /** encryption is encryption at rest (EncryptionConfiguration); none stores values in the clear. */
-  encryption?: Transformer | undefined;
+  encryption?: EncryptionConfig | undefined;
   onEvent?: ((e: KubeEvent) => void) | undefined;
   /** now is the clock for creationTimestamp, ages and event leases (ms). */
   now?: (() => number) | undefined;
@@ -42,6 +42,8 @@ export interface ApiServerOptions {
   watchCacheCapacity?: number | undefined;
   /** requestTimeoutMs is --request-timeout (60 s): an etcd call still pending then answers 504 Timeout. */
   requestTimeoutMs?: number | undefined;
+  /** podLogs answers GET pods/<name>/log (the simulated containers' output); see RestDeps.podLogs. */
+  podLogs?: ((namespace: string, name: string, query: URLSearchParams) => Promise<string>) | undefined;
 }
 
 /** ApiServer is a running (or stopped) simulated kube-apiserver. */
@@ -76,7 +78,7 @@ export class ApiServer {
     const leases = new LeaseManager(o.etcd, this.now, timeoutMs);
     this.storage = new Storage({
       etcd: o.etcd,
-      transformer: o.encryption,
+      encryption: o.encryption,
       requestTimeoutMs: timeoutMs,
       leaseFor: (r) =>
         r.group === "" && r.resource === "events" ? leases.lease(eventTtlSeconds) : Promise.resolve(0n),
@@ -107,6 +109,7 @@ export class ApiServer {
       registry: this.registry,
       now: this.now,
       hostPort: () => `127.0.0.1:${this.boundPort}`,
+      podLogs: o.podLogs,
       trackWatch: (end) => {
         this.watches.add(end);
         return () => this.watches.delete(end);
@@ -259,6 +262,11 @@ export class ApiServer {
     })();
     this.compacting = p.finally(() => (this.compacting = undefined));
     await p;
+  }
+
+  /** openWatches is how many REST watch responses are streaming. */
+  get openWatches(): number {
+    return this.watches.size;
   }
 
   /** watchCache exposes a resource's cache (tests and the lab's status view read its window). */

@@ -15,13 +15,14 @@ export function goJsonError(text: string): string {
     JSON.parse(t);
     return "";
   } catch (err) {
-    const m = /position (\d+)/.exec((err as Error).message);
-    const pos = m ? Number(m[1]) : -1;
+    const msg = (err as Error).message;
+    const m = /position (\d+)/.exec(msg);
+    const tok = /Unexpected token '(.)'/.exec(msg);
+    const pos = m ? Number(m[1]) : tok ? t.indexOf(tok[1]!) : -1;
     if (pos < 0 || pos >= t.length) return "unexpected end of JSON input";
     const ch = t[pos]!;
-    const first = /\S/.exec(t);
-    if (first && first.index === pos) return `invalid character '${ch}' looking for beginning of value`;
-    return `invalid character '${ch}' after object key:value pair`;
+    if (pos === 0) return `invalid character '${ch}' looking for beginning of value`;
+    return `invalid character '${ch}' after top-level value`;
   }
 }
 

@@ -1,7 +1,7 @@
 // Real kubectl (/usr/bin/kubectl v1.32) against the simulated apiserver: discovery, server-side tables,
 // get -o yaml, create, client-side apply (create, strategic merge patch, unchanged), patch --type merge,
 // a 409 from a stale replace, delete, a raw watch, errors, and connection refused once the apiserver stops.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,17 +24,22 @@ interface Run {
   stderr: string;
 }
 
+async function until(what: string, ok: () => boolean, ms = 20_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const env = () => ({ HOME: home, KUBECONFIG: join(home, "kubeconfig"), PATH: "/usr/bin:/bin" });
+
 function kubectl(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(
-      kubectlPath,
-      args,
-      { env: { HOME: home, KUBECONFIG: join(home, "kubeconfig"), PATH: "/usr/bin:/bin" }, timeout: 30_000 },
-      (err, stdout, stderr) => {
-        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
-        resolve({ code, stdout, stderr });
-      },
-    );
+    execFile(kubectlPath, args, { env: env(), timeout: 30_000 }, (err, stdout, stderr) => {
+      const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -221,6 +226,25 @@ describe.skipIf(!haveKubectl || !etcdAvailable())("real kubectl against the apis
       );
     expect(events.map((e) => [e.type, e.object.metadata.name, e.object.metadata.labels["tier"]])).toEqual([
       ["MODIFIED", "etcd-cp-1", "control-plane"],
+    ]);
+  });
+
+  it("get -w prints the table, then one row per change", async () => {
+    const child = spawn(kubectlPath, ["get", "pods", "-n", "kube-system", "-w"], { env: env() });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    try {
+      await until("kubectl's watch", () => server.openWatches === 1);
+      await server.client().patch("pods", "kube-system", "etcd-cp-1", { metadata: { labels: { seen: "yes" } } });
+      await until("the watch row", () => out.trimEnd().split("\n").length >= 3);
+    } finally {
+      child.kill();
+    }
+    const lines = out.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^NAME {8}READY {3}STATUS {4}RESTARTS {3}AGE$/);
+    expect(lines.slice(1).map((l) => l.split(/\s+/).slice(0, 4))).toEqual([
+      ["etcd-cp-1", "0/1", "Pending", "0"],
+      ["etcd-cp-1", "0/1", "Pending", "0"],
     ]);
   });
 

@@ -30,7 +30,12 @@ export interface RestDeps {
   registry: Registry;
   now: () => number;
   hostPort: () => string;
-  /** onWatch registers an open watch response so that stopping the server ends it. */
+  /**
+   * podLogs serves GET pods/<name>/log (text/plain) from the simulated kubelets' containers; it throws an
+   * ApiError for a pod or container it cannot answer for. Without it the log subresource is not served.
+   */
+  podLogs?: ((namespace: string, name: string, query: URLSearchParams) => Promise<string>) | undefined;
+  /** trackWatch registers an open watch response so that stopping the server ends it. */
   trackWatch: (end: () => void) => () => void;
 }
 
@@ -224,6 +229,10 @@ export class Rest {
     const dryRun = q.getAll("dryRun").includes("All");
     const warnings: string[] = [];
     const wo = { dryRun, fieldValidation: q.get("fieldValidation") ?? undefined, warnings };
+    if (subresource === "log" && r.group === "" && r.resource === "pods" && method === "GET" && this.d.podLogs) {
+      const text = await this.d.podLogs(namespace, name, q);
+      return sendText(res, 200, text);
+    }
     if (subresource && !(subresource === "status" || subresource === "scale")) throw new HttpText(404, notFoundText);
     if (subresource && !r.subresources.includes(subresource)) throw new HttpText(404, notFoundText);
     const notAllowed = () =>

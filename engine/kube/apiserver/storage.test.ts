@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError } from "../api/client.ts";
 import { decodeObject } from "../api/codec.ts";
+import { aescbcPrefix, loadEncryptionConfig } from "../api/encryption.ts";
 import type { KubeObject } from "../api/object.ts";
 import { ApiServer } from "./apiserver.ts";
 import { etcdAvailable, startCluster, type TestCluster } from "./testdata/etcd-cluster.ts";
@@ -166,6 +167,46 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
     expect((await cluster.client.leaseTimeToLive(l3)).grantedTTL).toBe(3660);
     // Other resources carry no lease.
     expect((await cluster.client.get("/registry/configmaps/s/rv")).kvs[0]!.lease).toBe(0n);
+  });
+
+  it("secrets go through the encryption transformer; other resources are stored in the clear", async () => {
+    const secret = Buffer.alloc(32, 7).toString("base64");
+    const config = loadEncryptionConfig(
+      [
+        "apiVersion: apiserver.config.k8s.io/v1",
+        "kind: EncryptionConfiguration",
+        "resources:",
+        "  - resources: [secrets]",
+        "    providers:",
+        `      - aescbc: {keys: [{name: key1, secret: "${secret}"}]}`,
+        "      - identity: {}",
+      ].join("\n"),
+    );
+    const s2 = await ApiServer.start({ etcd: cluster.client, encryption: config, compactionIntervalMs: 0 });
+    try {
+      const k = s2.client();
+      await k.create("secrets", "s", {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "db" },
+        data: { p: "cQ==" },
+      });
+      const raw = (await cluster.client.get("/registry/secrets/s/db")).kvs[0]!.value;
+      expect(td.decode(raw.subarray(0, aescbcPrefix.length + 5))).toBe(`${aescbcPrefix}key1:`);
+      expect((await k.get("secrets", "s", "db"))["data"]).toEqual({ p: "cQ==" });
+      await k.create("configmaps", "s", cm("clear"));
+      const plain = (await cluster.client.get("/registry/configmaps/s/clear")).kvs[0]!.value;
+      expect(td.decode(plain.subarray(0, 3))).toBe("k8s");
+      // An apiserver without the key cannot read it: the apiserver's 500.
+      const err = await failure(server.client().get("secrets", "s", "db"));
+      expect([err.code, err.reason, err.message]).toEqual([
+        500,
+        "InternalError",
+        'Internal error occurred: unable to transform key "/registry/secrets/s/db": identity transformer tried to read encrypted data',
+      ]);
+    } finally {
+      await s2.stop();
+    }
   });
 
   it("the compactor: compact_rev_key's version is the clock, its value the revision compacted", async () => {

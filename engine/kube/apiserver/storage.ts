@@ -19,7 +19,8 @@ import { ApiError } from "../api/client.ts";
 import { CodecError, UnknownFieldsError } from "../api/codec.ts";
 import type { KubeObject } from "../api/object.ts";
 import { etcdKey, etcdListPrefix, type ResourceInfo } from "../api/resources.ts";
-import { decodeValue, encodeValue, type Transformer } from "./codec-bridge.ts";
+import { TransformError, type EncryptionConfig } from "../api/encryption.ts";
+import { decodeValue, encodeValue } from "./codec-bridge.ts";
 import { alreadyExists, badRequest, conflict, fail, notFound, timeoutStatus } from "./status.ts";
 
 /** StoredList is a list read: the objects and the revision they were read at. */
@@ -31,7 +32,7 @@ export interface StoredList {
 /** StorageOptions configure the storage layer. */
 export interface StorageOptions {
   etcd: EtcdClient;
-  transformer?: Transformer | undefined;
+  encryption?: EncryptionConfig | undefined;
   /** requestTimeoutMs bounds every etcd call (kube-apiserver's --request-timeout, 60 s); then 504 Timeout. */
   requestTimeoutMs: number;
   /** leaseFor gives the etcd lease an object of this resource is put on (events), or 0n. */
@@ -68,9 +69,10 @@ export class Storage {
     const key = td.decode(kv.key);
     let obj: KubeObject;
     try {
-      obj = decodeValue(r, kv.value, key, this.o.transformer);
+      obj = decodeValue(r, kv.value, key, this.o.encryption);
     } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
+      let msg = err instanceof Error ? err.message : String(err);
+      if (err instanceof TransformError) msg = `unable to transform key "${key}": ${msg}`;
       fail(500, "InternalError", `Internal error occurred: ${msg}`, { causes: [{ message: msg }] });
     }
     obj.metadata = { ...(obj.metadata ?? {}), resourceVersion: String(kv.modRevision) };
@@ -81,7 +83,7 @@ export class Storage {
   private encode(r: ResourceInfo, obj: KubeObject, key: string): Uint8Array {
     const { resourceVersion: _rv, ...meta } = obj.metadata;
     try {
-      return encodeValue(r, { ...obj, metadata: meta }, key, this.o.transformer);
+      return encodeValue(r, { ...obj, metadata: meta }, key, this.o.encryption);
     } catch (err) {
       if (err instanceof CodecError || err instanceof UnknownFieldsError)
         badRequest(`${r.kind} in version "${r.version}" cannot be handled as a ${r.kind}: ${err.message}`);

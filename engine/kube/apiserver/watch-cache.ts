@@ -240,11 +240,26 @@ export class WatchCache {
     f.rv = ev.rv;
     const cur = ev.type !== "DELETED" && f.matches(ev.object);
     const prev = ev.prev !== undefined && f.matches(ev.prev);
-    if (ev.type === "DELETED") {
-      if (prev) w.send({ type: "DELETED", object: ev.object });
-    } else if (cur && prev) w.send({ type: "MODIFIED", object: ev.object });
-    else if (cur) w.send({ type: "ADDED", object: ev.object });
-    else if (prev) w.send({ type: "DELETED", object: ev.object });
+    const type =
+      ev.type === "DELETED"
+        ? prev
+          ? "DELETED"
+          : undefined
+        : cur
+          ? prev
+            ? "MODIFIED"
+            : "ADDED"
+          : prev
+            ? "DELETED"
+            : undefined;
+    if (!type) return;
+    try {
+      w.send({ type, object: ev.object });
+    } catch {
+      // One watcher's failure (a closed connection) must not stop the cache or the other watchers.
+      this.watchers.delete(w);
+      w.end();
+    }
   }
 
   /** list returns the cached objects under keyPrefix and the cache's revision. */

@@ -8,7 +8,7 @@ import type { KubeObject } from "../api/object.ts";
 import { builtinResources } from "../api/resources.ts";
 import { ApiServer, type KubeEvent } from "./apiserver.ts";
 import { EtcdClient } from "../../store/client/index.ts";
-import { etcdAvailable, startCluster, type TestCluster } from "./testdata/etcd-cluster.ts";
+import { etcdAvailable, startCluster } from "./testdata/etcd-cluster.ts";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

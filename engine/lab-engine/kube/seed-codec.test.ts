@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { decodeObject, encodeJson, encodeProtobuf } from "../../kube/api/codec.ts";
 import { hasProtoPrefix } from "../../kube/api/envelope.ts";
 import type { JsonValue, KubeObject } from "../../kube/api/object.ts";
+import { decryptAescbc, encryptAescbc, loadEncryptionConfig } from "../../kube/api/encryption.ts";
 import { seedPlan } from "./seed-plan.ts";
+import { encryptionConfig, encryptionKey } from "./seed.ts";
 
 const hex = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
@@ -13,13 +15,11 @@ function reencode(value: Uint8Array, key: string): Uint8Array {
 }
 
 describe("the seed through the storage codec", () => {
-  it("re-encodes every value the seed writes to the same object, and is a fixpoint on its own output", () => {
+  it("decodes every value the seed writes and re-encodes it to the identical bytes", () => {
     for (const seed of [1, 7, 42]) {
-      for (const e of seedPlan(seed).entries) {
-        const once = reencode(e.value, e.key);
-        expect(decodeObject(once), e.key).toEqual(decodeObject(e.value));
-        expect(hex(reencode(once, e.key)), e.key).toBe(hex(once));
-      }
+      const entries = seedPlan(seed).entries;
+      expect(entries.length).toBeGreaterThan(90);
+      for (const e of entries) expect(hex(reencode(e.value, e.key)), e.key).toBe(hex(e.value));
     }
   });
 
@@ -63,6 +63,22 @@ describe("the seed through the storage codec", () => {
       imageID: "",
       started: true,
       lastState: {},
+    });
+  });
+});
+
+describe("the seed's encryption at rest", () => {
+  it("is what its EncryptionConfiguration reads, and what it writes the seed reads", () => {
+    const key = encryptionKey(1);
+    const t = loadEncryptionConfig(encryptionConfig("key1", key)).transformerFor("secrets");
+    const secret = seedPlan(1).entries.find((e) => e.key === "/registry/secrets/web/db-credentials")!;
+    const stored = encryptAescbc(secret.value, key, "key1");
+    expect(t.fromStorage(stored, secret.key)).toEqual({ plain: secret.value, stale: false });
+    expect(decryptAescbc(t.toStorage(secret.value, secret.key), key)).toEqual({ keyName: "key1", plain: secret.value });
+    expect(decodeObject(t.fromStorage(stored).plain)).toMatchObject({
+      kind: "Secret",
+      data: { username: Buffer.from("web").toString("base64") },
+      type: "Opaque",
     });
   });
 });

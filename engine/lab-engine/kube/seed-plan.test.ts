@@ -34,10 +34,10 @@ describe("kube seed plan", () => {
 
   it("is byte-for-byte the pinned keyspace for seeds 1 and 42, plain and with encrypted secrets", () => {
     expect([planDigest(1, false), planDigest(1, true), planDigest(42, false), planDigest(42, true)]).toEqual([
-      "2f4727afdd9a33c013ed27856050dc6ceed4b1a4e94fb47aa81decd626abbed4",
-      "d25c0b2e6d29b6f9a076ac85808d05de5ee14252badd6deb54b48ece304db2bc",
-      "8ca14a5dcde65a243812e9b566a72b67c1ec164dc486c58ff3eba91ef3c7a8cb",
-      "be23cdc1a0ca6afcba7cf8ba609b3ac46308cd8dd029551cc648ce6b73d825a4",
+      "5b163b74b33a537be593e24c1ac39638ba3725154647c65c171700a59d6155c6",
+      "60bc042e8967b19fe41e209ca90670758cb4785eb49150c79225ae5625a8f9ba",
+      "9e8d47160e15187930a5f1641e0e37267cd577b20eda842fbb0261bfbfaae780",
+      "ef38de2ccc198f37c901a1184e9654341b038922f5dd4f188adb6abcb6de6152",
     ]);
   });
 

@@ -3,6 +3,7 @@
 // Invariant: the Rng is drawn from in the order the resources call these helpers, so a resource module must
 // not reorder its calls (the digest pinned in seed-plan.test.ts fails if one does).
 import type { Rng } from "../../common/rng.ts";
+import { formatTime } from "../../kube/api/times.ts";
 import type { Meta } from "./k8s-objects.ts";
 
 /** SeedEntry is one key to write. */
@@ -15,7 +16,6 @@ export interface SeedEntry {
 
 /** alphabet is k8s's rand.String alphabet (apimachinery/pkg/util/rand): no vowels, no 0/1/3. */
 const alphabet = "bcdfghjklmnpqrstvwxz2456789";
-const te = new TextEncoder();
 
 /** registryKey is where kube-apiserver stores an object: /registry/<resource>/[<namespace>/]<name>. */
 export function registryKey(resource: string, m: Pick<Meta, "name" | "namespace">): string {
@@ -24,7 +24,7 @@ export function registryKey(resource: string, m: Pick<Meta, "name" | "namespace"
 
 /** iso renders seconds since the epoch as Kubernetes prints times (RFC 3339, seconds, Z). */
 export function iso(seconds: number): string {
-  return new Date(Math.floor(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z");
+  return formatTime(Math.floor(seconds));
 }
 
 /** SeedWriter collects the seed's entries and hands out its deterministic names, uids and times. */
@@ -77,10 +77,5 @@ export class SeedWriter {
   /** putObject appends an object under its registry key (see registryKey). */
   putObject(resource: string, m: Meta, value: Uint8Array, secret = false): void {
     this.put(registryKey(resource, m), value, secret);
-  }
-
-  /** putJson appends a value stored as JSON, as custom resources are: one line, newline-terminated. */
-  putJson(key: string, o: unknown): void {
-    this.put(key, te.encode(JSON.stringify(o) + "\n"));
   }
 }

@@ -2,7 +2,7 @@
 // way kube-apiserver's aescbc provider stores them, and the EncryptionConfiguration that decrypts them.
 import { createHash } from "node:crypto";
 import type { LabStore } from "../types/lab-store.ts";
-import { encryptAescbc } from "../../kube/api/encryption.ts";
+import { identity, loadEncryptionConfig } from "../../kube/api/encryption.ts";
 import { seedPlan, type SeedPlan } from "./seed-plan.ts";
 
 /** SeedOptions choose the seed and encryption at rest. */
@@ -49,17 +49,18 @@ export async function seedKube(store: LabStore, opts: SeedOptions): Promise<Seed
   const plan = seedPlan(opts.seed);
   const keyName = "key1";
   const key = opts.encryptSecrets ? encryptionKey(opts.seed) : null;
+  const config = key ? encryptionConfig(keyName, key) : null;
+  const secrets = config ? loadEncryptionConfig(config).transformerFor("secrets") : identity;
   const queue = plan.entries.slice();
   const worker = async (): Promise<void> => {
     for (let e = queue.shift(); e; e = queue.shift()) {
-      const value = key && e.secret ? encryptAescbc(e.value, key, keyName) : e.value;
-      await store.put(e.key, value);
+      await store.put(e.key, e.secret ? secrets.toStorage(e.value, e.key) : e.value);
     }
   };
   await Promise.all(Array.from({ length: seedConcurrency }, worker));
   return {
     plan,
     keys: plan.entries.length,
-    encryption: key ? { keyName, key, config: encryptionConfig(keyName, key) } : null,
+    encryption: key && config ? { keyName, key, config } : null,
   };
 }

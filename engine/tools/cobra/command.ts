@@ -53,6 +53,8 @@ export class Command {
   parent: Command | undefined;
   /** silenceErrors is cobra's SilenceErrors (set on a root, it silences the whole tree). */
   silenceErrors = false;
+  /** silenceUsage is cobra's SilenceUsage (set on a root, errors never print the usage). */
+  silenceUsage = false;
   /** enablePrefixMatching is cobra's global EnablePrefixMatching (etcdctl and etcdutl turn it on). */
   enablePrefixMatching = false;
   /** usageFn and helpFn override cobra's defaults for this command and its descendants. */
@@ -416,7 +418,7 @@ export class Command {
     }
     if (err) {
       if (!cmd.silenceErrors && !root.silenceErrors) io.stderr(`Error: ${err.message}\n`);
-      cmd.outOrStderr()(`${cmd.usageString()}\n`);
+      if (!cmd.silenceUsage && !root.silenceUsage) cmd.outOrStderr()(`${cmd.usageString()}\n`);
       return err;
     }
     return undefined;

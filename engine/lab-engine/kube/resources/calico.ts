@@ -1,8 +1,13 @@
 // Calico's CustomResourceDefinitions and a custom resource of each. kube-apiserver stores CRDs and custom
-// resources as JSON (one line, newline-terminated), not protobuf.
-import { iso, registryKey, type SeedWriter } from "../seed-writer.ts";
+// resources as JSON (one line, newline-terminated), not protobuf; the codec writes them.
+import { encodeObject } from "../../../kube/api/codec.ts";
+import type { KubeObject } from "../../../kube/api/object.ts";
+import { builtinResources, crdResource, etcdKey } from "../../../kube/api/resources.ts";
+import { iso, type SeedWriter } from "../seed-writer.ts";
 
 const group = "crd.projectcalico.org";
+
+const crds = builtinResources.find((r) => r.kind === "CustomResourceDefinition") as (typeof builtinResources)[number];
 
 /** kinds are the Calico CRDs the seed defines: [plural, kind]. */
 const kinds: [plural: string, kind: string][] = [
@@ -12,7 +17,7 @@ const kinds: [plural: string, kind: string][] = [
 ];
 
 /** crd is the stored CustomResourceDefinition of a cluster-scoped Calico kind (v1, schema left open). */
-function crd(w: SeedWriter, name: string, plural: string, kind: string): unknown {
+function crd(w: SeedWriter, name: string, plural: string, kind: string): KubeObject {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -38,14 +43,16 @@ function crd(w: SeedWriter, name: string, plural: string, kind: string): unknown
 function putCustom(w: SeedWriter, plural: string, kind: string, name: string, spec: () => unknown): void {
   // Invariant: the creation time is drawn before the uid here (the reverse of SeedWriter.meta).
   const metadata = { creationTimestamp: iso(w.tick()), generation: 1, name, uid: w.uuid() };
-  w.putJson(registryKey(`${group}/${plural}`, { name }), { apiVersion: `${group}/v1`, kind, metadata, spec: spec() });
+  const r = crdResource({ group, version: "v1", scope: "Cluster", names: { kind, plural } });
+  const obj = { apiVersion: `${group}/v1`, kind, metadata, spec: spec() } as KubeObject;
+  w.put(etcdKey(r, "", name), encodeObject(r, obj));
 }
 
 /** seedCalico writes the CRDs, then the default IPPool, FelixConfiguration and ClusterInformation. */
 export function seedCalico(w: SeedWriter): void {
   for (const [plural, kind] of kinds) {
     const name = `${plural}.${group}`;
-    w.putJson(registryKey("apiextensions.k8s.io/customresourcedefinitions", { name }), crd(w, name, plural, kind));
+    w.put(etcdKey(crds, "", name), encodeObject(crds, crd(w, name, plural, kind)));
   }
   putCustom(w, "ippools", "IPPool", "default-ipv4-ippool", () => ({
     allowedUses: ["Workload", "Tunnel"],
