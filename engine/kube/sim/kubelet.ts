@@ -1,16 +1,16 @@
 // Kubelet is one node's simulated kubelet, talking to the apiserver only through KubeClient: it renews the
-// node Lease every 10 s (the lease controller: update from the last written Lease, on 409 re-get, while the
-// API fails retry with backoff 200 ms doubling to 7 s), computes node status every 10 s and posts it when it
+// node Lease every 10 s (node-lease.ts), computes node status every 10 s and posts it when it
 // changed or 5 min after the last post, watches the pods bound to it (fieldSelector spec.nodeName) and makes
 // its NodeRuntime match: new pods start, pods gone from the API stop, but only on a successful sync, so pods
 // keep running through any outage. Pod status goes to pods/status as soon as it changes locally, or on the
 // next successful sync. restart() is `systemctl restart kubelet`: caches dropped, the API re-listed.
-import { ApiError, type KubeClient } from "../api/client.ts";
-import type { JsonValue, KubeObject } from "../api/object.ts";
+import type { KubeClient } from "../api/client.ts";
+import type { KubeObject } from "../api/object.ts";
 import type { Clock, Timer } from "./clock.ts";
-import { microTime, rfc3339, sleep } from "./clock.ts";
+import { rfc3339 } from "./clock.ts";
 import { EventRecorder, RenewStreak, errorText, type EventSink } from "./events.ts";
 import { Informer } from "./informer.ts";
+import { NodeLeaseController } from "./node-lease.ts";
 import type { NodeRuntime, RuntimePod } from "./node-runtime.ts";
 import { podStatus } from "./pod-status.ts";
 import type { Timings } from "./timings.ts";
@@ -50,9 +50,6 @@ export interface KubeletState {
 /** mirrorAnnotation marks a static pod's mirror pod: its kubelet runs it from a manifest file, not the API. */
 const mirrorAnnotation = "kubernetes.io/config.mirror";
 
-/** maxUpdateRetries is the lease controller's update attempts before falling back to ensure-lease. */
-const maxUpdateRetries = 5;
-
 const nodeConditions: [type: string, status: string, reason: string, message: string][] = [
   ["MemoryPressure", "False", "KubeletHasSufficientMemory", "kubelet has sufficient memory available"],
   ["DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"],
@@ -74,8 +71,7 @@ export class Kubelet {
   private informer: Informer | null = null;
   private abort: AbortController | null = null;
   private timers: Timer[] = [];
-  private latestLease: KubeObject | null = null;
-  private nodeUid = "";
+  private readonly leases: NodeLeaseController;
   private podCIDR: string;
   private lastReportAt = 0;
   private lastHeartbeatAt = 0;
@@ -94,6 +90,7 @@ export class Kubelet {
       (error) => cfg.onEvent({ type: "kube.lease.renew.failed", ...who, error }),
       () => cfg.onEvent({ type: "kube.lease.renew.ok", ...who }),
     );
+    this.leases = new NodeLeaseController(cfg.node.name, cfg.client, cfg.clock, cfg.timings, this.lease);
     this.recorder = new EventRecorder(cfg.client, cfg.clock, "kubelet", cfg.node.name);
     cfg.runtime.listen(() => this.podsChanged());
   }
@@ -109,7 +106,7 @@ export class Kubelet {
     const abort = new AbortController();
     this.abort = abort;
     const { timings, clock } = this.cfg;
-    this.every(timings.nodeLeaseRenewMs, () => this.syncLease(abort.signal), abort.signal);
+    this.every(timings.nodeLeaseRenewMs, () => this.leases.sync(abort.signal), abort.signal);
     this.every(timings.nodeStatusUpdateMs, () => this.syncNodeStatus(), abort.signal);
     this.every(timings.podStatusSyncMs, () => this.syncPods(), abort.signal);
     this.informer = new Informer(
@@ -126,7 +123,7 @@ export class Kubelet {
     );
     this.informer.start();
     void this.syncNodeStatus();
-    void this.syncLease(abort.signal);
+    void this.leases.sync(abort.signal);
   }
 
   /** stop ends every loop; the node's runtime keeps its pods. */
@@ -142,7 +139,7 @@ export class Kubelet {
   restart(): void {
     this.stop();
     this.informer = null;
-    this.latestLease = null;
+    this.leases.forget();
     this.cfg.onEvent({ type: "kube.kubelet.restart", node: this.name });
     this.start();
   }
@@ -185,79 +182,6 @@ export class Kubelet {
     arm();
   }
 
-  // --- node Lease -------------------------------------------------------------------------------------------
-
-  private async syncLease(signal: AbortSignal): Promise<void> {
-    if (this.latestLease && (await this.retryUpdateLease(this.latestLease, signal))) return;
-    const ensured = await this.backoffEnsureLease(signal);
-    if (!ensured) return;
-    this.latestLease = ensured.lease;
-    if (!ensured.created) await this.retryUpdateLease(ensured.lease, signal);
-  }
-
-  private newLease(base: KubeObject | null): KubeObject {
-    const { node, timings, clock } = this.cfg;
-    const spec = {
-      ...((base?.["spec"] as object | undefined) ?? {}),
-      holderIdentity: node.name,
-      leaseDurationSeconds: timings.nodeLeaseDurationSeconds,
-      renewTime: microTime(clock.now()),
-    };
-    const meta = base?.metadata ?? { name: node.name, namespace: "kube-node-lease" };
-    const owned = meta.ownerReferences?.length || !this.nodeUid;
-    return {
-      apiVersion: "coordination.k8s.io/v1",
-      kind: "Lease",
-      ...(base ?? {}),
-      metadata: owned
-        ? meta
-        : { ...meta, ownerReferences: [{ apiVersion: "v1", kind: "Node", name: node.name, uid: this.nodeUid }] },
-      spec: spec as JsonValue,
-    };
-  }
-
-  private async retryUpdateLease(base: KubeObject, signal: AbortSignal): Promise<boolean> {
-    for (let i = 0; i < maxUpdateRetries && !signal.aborted; i++) {
-      const now = this.cfg.clock.now();
-      try {
-        this.latestLease = await this.cfg.client().update("leases", "kube-node-lease", this.newLease(base));
-        this.lease.ok(now);
-        return true;
-      } catch (err) {
-        this.lease.failed(now, err);
-        if (err instanceof ApiError && err.code === 409) {
-          const ensured = await this.backoffEnsureLease(signal);
-          if (!ensured) return false;
-          base = ensured.lease;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** backoffEnsureLease gets (or creates) the Lease, retrying with backoff until it succeeds or stop(). */
-  private async backoffEnsureLease(signal: AbortSignal): Promise<{ lease: KubeObject; created: boolean } | null> {
-    let wait = 100;
-    while (!signal.aborted) {
-      const now = this.cfg.clock.now();
-      try {
-        try {
-          return { lease: await this.cfg.client().get("leases", "kube-node-lease", this.name), created: false };
-        } catch (err) {
-          if (!(err instanceof ApiError && err.code === 404)) throw err;
-          const lease = await this.cfg.client().create("leases", "kube-node-lease", this.newLease(null));
-          this.lease.ok(now);
-          return { lease, created: true };
-        }
-      } catch (err) {
-        this.lease.failed(now, err);
-        wait = Math.min(wait * 2, this.cfg.timings.nodeLeaseBackoffMaxMs);
-        await sleep(this.cfg.clock, wait, signal);
-      }
-    }
-    return null;
-  }
-
   // --- node status ------------------------------------------------------------------------------------------
 
   private async syncNodeStatus(): Promise<void> {
@@ -265,7 +189,7 @@ export class Kubelet {
     const now = clock.now();
     try {
       const node = await client().get("nodes", "", this.name);
-      this.nodeUid = node.metadata.uid ?? "";
+      this.leases.nodeUid = node.metadata.uid ?? "";
       const spec = (node["spec"] ?? {}) as { podCIDR?: string };
       if (spec.podCIDR) this.podCIDR = spec.podCIDR;
       const old = (((node["status"] ?? {}) as { conditions?: Condition[] }).conditions ?? []) as Condition[];

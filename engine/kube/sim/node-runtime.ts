@@ -223,16 +223,21 @@ export class NodeRuntime {
     return true;
   }
 
-  /** logs is a container's log lines (last `tail` when given). */
-  logs(p: RuntimePod, c: RuntimeContainer, tail?: number): string[] {
+  /** logs is a container's log lines (last `tail` when given); `previous` is the run before the last restart. */
+  logs(p: RuntimePod, c: RuntimeContainer, tail?: number, previous = false): string[] {
+    const last = c.lastTerminated;
+    const run =
+      previous && last
+        ? { startedAtMs: last.startedAtMs, untilMs: last.finishedAtMs }
+        : { startedAtMs: c.startedAtMs, untilMs: this.clock.now() };
     const lines = containerLogs(
       {
         image: c.spec.image,
-        startedAtMs: c.startedAtMs,
+        startedAtMs: run.startedAtMs,
         clientIP: p.podIP.replace(/\.\d+$/, ".1"),
         ...(c.output ? { output: c.output } : {}),
       },
-      this.clock.now(),
+      run.untilMs,
     );
     return tail === undefined || tail < 0 ? lines : lines.slice(Math.max(0, lines.length - tail));
   }

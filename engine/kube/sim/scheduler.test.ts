@@ -68,6 +68,25 @@ describe("simulated scheduler", () => {
     expect(failed.map((e) => e["message"])).toEqual([
       "0/2 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were unschedulable. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
     ]);
+
+    const w1b = api.objectsOf("nodes").find((n) => n.metadata.name === "worker-1");
+    await api.update("nodes", "", { ...w1b!, spec: { ...(w1b!["spec"] as object), unschedulable: false } });
+    await clock.until(() => !!nodeOf(api, "c"), 5_000);
+    const ssd = podFixture("default", "d", "nginx");
+    await api.create("pods", "default", {
+      ...ssd,
+      spec: { ...(ssd["spec"] as object), nodeSelector: { disk: "ssd" } },
+    });
+    await clock.advance(3_000);
+    expect(nodeOf(api, "d")).toBeUndefined();
+    expect(
+      api
+        .objectsOf("events", "default")
+        .filter((e) => e["reason"] === "FailedScheduling")
+        .map((e) => e["message"]),
+    ).toContain(
+      "0/2 nodes are available: 1 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.",
+    );
     await s.stop();
   });
 });

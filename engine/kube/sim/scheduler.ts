@@ -1,11 +1,12 @@
 // The simulated kube-scheduler's work while leader: every pod without spec.nodeName (and for the default
-// scheduler) is bound to the least-loaded Ready node whose taints it tolerates, through pods/binding, with the
+// scheduler) is bound to the least-loaded Ready node that matches its nodeSelector and whose taints it tolerates, through pods/binding, with the
 // real `Scheduled` event; a pod that fits nowhere gets `FailedScheduling` with the scheduler's message shape.
 import type { KubeClient } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Clock } from "./clock.ts";
 import { involved, type EventRecorder } from "./events.ts";
 import { ReconcileLoop } from "./reconcile-loop.ts";
+import { labelsMatch } from "./selectors.ts";
 import type { Timings } from "./timings.ts";
 
 interface Taint {
@@ -65,7 +66,12 @@ export function schedulerWork(
         if (n) load.set(n, (load.get(n) ?? 0) + 1);
       }
       for (const pod of pods) {
-        const spec = (pod["spec"] ?? {}) as { nodeName?: string; schedulerName?: string; tolerations?: Toleration[] };
+        const spec = (pod["spec"] ?? {}) as {
+          nodeName?: string;
+          schedulerName?: string;
+          tolerations?: Toleration[];
+          nodeSelector?: Record<string, string>;
+        };
         if (spec.nodeName || pod.metadata.deletionTimestamp) continue;
         if ((spec.schedulerName ?? "default-scheduler") !== "default-scheduler") continue;
         const phase = ((pod["status"] ?? {}) as { phase?: string }).phase;
@@ -79,7 +85,14 @@ export function schedulerWork(
             : taintsOf(n)
                 .filter((t) => !tolerates(tols, t))
                 .map((t) => `node(s) had untolerated taint {${t.key}: ${t.value ?? ""}}`)[0];
-          const why = bad ?? (nodeReady(n) ? undefined : "node(s) were not ready");
+          const selected = labelsMatch(spec.nodeSelector ?? {}, n.metadata.labels);
+          const why =
+            bad ??
+            (!selected
+              ? "node(s) didn't match Pod's node affinity/selector"
+              : nodeReady(n)
+                ? undefined
+                : "node(s) were not ready");
           if (why) reasons.set(why, (reasons.get(why) ?? 0) + 1);
           return !why;
         });

@@ -69,7 +69,12 @@ const podKeys = async () =>
 describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and etcd", () => {
   beforeAll(async () => {
     cluster = await startCluster(3);
-    server = await ApiServer.start({ etcd: cluster.client, compactionIntervalMs: 0, requestTimeoutMs: 1_500 });
+    server = await ApiServer.start({
+      etcd: cluster.client,
+      compactionIntervalMs: 0,
+      requestTimeoutMs: 1_500,
+      podLogs: (ns, name, q) => sim.podLogs(ns, name, q),
+    });
     const k = server.client();
     for (const ns of ["default", "kube-system", "kube-node-lease"])
       await k.create("namespaces", "", { apiVersion: "v1", kind: "Namespace", metadata: { name: ns } });
@@ -162,6 +167,10 @@ describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and et
         `^Operation cannot be fulfilled on pods/binding "${name}": pod ${name} is already assigned to node "worker-[12]"$`,
       ),
     );
+    // kubectl logs: the apiserver's pods/log answers from the node's simulated container.
+    const res = await fetch(`${server.url}/api/v1/namespaces/default/pods/${name}/log?tailLines=1`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toMatch(/^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d \[notice\] 1#1: start worker processes\n$/);
     const lease = await k.get("leases", "kube-node-lease", "worker-1");
     expect(lease["spec"]).toMatchObject({ holderIdentity: "worker-1", leaseDurationSeconds: 4 });
   }, 60_000);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { seededRng } from "../../common/rng.ts";
-import { ConnectionRefused, type KubeClient } from "../api/client.ts";
+import { ConnectionRefused, type ApiError, type KubeClient } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { KubeSimEvent } from "./events.ts";
 import { KubeSimulation, LogsError } from "./simulation.ts";
-import { FakeClock, MemoryKubeClient, nodeFixture, quorumLostError } from "./testing.ts";
+import { FakeClock, MemoryKubeClient, nodeFixture, podFixture, quorumLostError } from "./testing.ts";
 
 const nodes = [
   { name: "cp-1", internalIP: "10.0.0.10", podCIDR: "10.244.0.0/24" },
@@ -134,7 +134,33 @@ describe("KubeSimulation against the in-memory apiserver", () => {
     await clock.advance(30_000); // one simulated request every 30 s
     const log = sim.logs("default", pod.metadata.name ?? "", undefined, { tail: 1 });
     expect(log).toMatch(/^10\.244\.\d\.1 - - \[12\/Jan\/2026:\d\d:\d\d:\d\d \+0000\] "GET \/ HTTP\/1\.1" 200 615/);
-    expect(() => sim.logs("default", "nope")).toThrow(new LogsError('pods "nope" not found'));
+    expect(() => sim.logs("default", "nope")).toThrow(new LogsError(404, 'pods "nope" not found'));
+    const q = (s: string) => new URLSearchParams(s);
+    expect(await sim.podLogs("default", pod.metadata.name ?? "", q("tailLines=1"))).toBe(log);
+    const err = (p: Promise<unknown>) =>
+      p.then(
+        () => null,
+        (e: unknown) => e as ApiError,
+      );
+    expect((await err(sim.podLogs("default", "nope", q(""))))?.status).toMatchObject({
+      code: 404,
+      reason: "NotFound",
+      message: 'pods "nope" not found',
+    });
+    expect((await err(sim.podLogs("default", pod.metadata.name ?? "", q("container=x"))))?.status).toMatchObject({
+      code: 400,
+      message: `container x is not valid for pod ${pod.metadata.name}`,
+    });
+    expect((await err(sim.podLogs("default", pod.metadata.name ?? "", q("previous=true"))))?.message).toBe(
+      `previous terminated container "nginx" in pod "${pod.metadata.name}" not found`,
+    );
+    await api.create("pods", "default", {
+      ...podFixture("default", "pending", "nginx"),
+      spec: { containers: [{ name: "main", image: "nginx" }], nodeSelector: { none: "x" } },
+    });
+    expect((await err(sim.podLogs("default", "pending", q(""))))?.message).toBe(
+      'container "main" in pod "pending" is waiting to start: ContainerCreating',
+    );
     await sim.stop();
   });
 

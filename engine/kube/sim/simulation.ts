@@ -3,7 +3,7 @@
 // replicasets, jobs) and a kube-scheduler, each leader-elected through its Lease. Everything reaches the
 // apiserver through KubeClient only, so every etcd effect is the apiserver's own. status() and pods() are what
 // `lab kube status` and `lab kube pods` print; logs() serves the apiserver's pods/log subresource.
-import type { KubeClient } from "../api/client.ts";
+import { ApiError, type KubeClient, type Status } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Rng } from "../../common/rng.ts";
 import type { Clock } from "./clock.ts";
@@ -63,9 +63,28 @@ export interface PodsView {
   note: string;
 }
 
-/** LogsError is what a log request gets when there is nothing to show (kubelet's texts). */
+/** LogsError is what a log request gets when there is nothing to show: the apiserver's text and code. */
 export class LogsError extends Error {
   override name = "LogsError";
+  constructor(
+    readonly code: 400 | 404,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function apiError(code: number, reason: string, message: string, details?: Status["details"]): ApiError {
+  return new ApiError({
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Failure",
+    message,
+    reason,
+    code,
+    ...(details ? { details } : {}),
+  });
 }
 
 const note =
@@ -240,26 +259,67 @@ export class KubeSimulation {
   }
 
   /**
-   * logs is a container's log as the kubelet serves it to the apiserver's pods/log. `container` may be omitted
-   * for a one-container pod. It throws LogsError with the kubelet's / apiserver's text when there is nothing.
+   * logs is a container's log as the kubelet serves it. `container` may be omitted for a one-container pod;
+   * `previous` is the run before the last restart. It throws LogsError with the apiserver's text (and the
+   * HTTP code it answers with) when there is nothing to show.
    */
-  logs(namespace: string, pod: string, container?: string, opts: { tail?: number } = {}): string {
+  logs(namespace: string, pod: string, container?: string, opts: { tail?: number; previous?: boolean } = {}): string {
     for (const rt of this.runtimes.values()) {
       const p = rt.find(namespace, pod);
       if (!p) continue;
       const names = p.containers.map((c) => c.spec.name);
       if (!container && names.length > 1)
-        throw new LogsError(`a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`);
-      const c = container ? p.containers.find((x) => x.spec.name === container) : p.containers[0];
-      if (!c) throw new LogsError(`container ${container} is not valid for pod ${pod}`);
-      if (c.state === "waiting")
         throw new LogsError(
+          400,
+          `a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`,
+        );
+      const c = container ? p.containers.find((x) => x.spec.name === container) : p.containers[0];
+      if (!c) throw new LogsError(400, `container ${container} is not valid for pod ${pod}`);
+      if (opts.previous && !c.lastTerminated)
+        throw new LogsError(400, `previous terminated container "${c.spec.name}" in pod "${pod}" not found`);
+      if (!opts.previous && c.state === "waiting")
+        throw new LogsError(
+          400,
           `container "${c.spec.name}" in pod "${pod}" is waiting to start: ${c.waitingReason ?? "ContainerCreating"}`,
         );
-      const lines = rt.logs(p, c, opts.tail);
-      return lines.map((l) => `${l}\n`).join("");
+      return rt
+        .logs(p, c, opts.tail, opts.previous)
+        .map((l) => `${l}\n`)
+        .join("");
     }
-    throw new LogsError(`pods "${pod}" not found`);
+    throw new LogsError(404, `pods "${pod}" not found`);
+  }
+
+  /**
+   * podLogs is the apiserver's pods/log hook (ApiServerOptions.podLogs): the query's container, tailLines and
+   * previous; a pod in the API that no node runs yet is "waiting to start"; errors are the apiserver's Status.
+   */
+  async podLogs(namespace: string, pod: string, query: URLSearchParams): Promise<string> {
+    const tail = query.get("tailLines");
+    const container = query.get("container") ?? undefined;
+    try {
+      return this.logs(namespace, pod, container, {
+        ...(tail !== null ? { tail: Number(tail) } : {}),
+        previous: query.get("previous") === "true",
+      });
+    } catch (err) {
+      if (!(err instanceof LogsError)) throw err;
+      if (err.code === 404) {
+        const inApi = await this.opts
+          .clientFor({ component: "kubelet", host: "" })
+          .get("pods", namespace, pod)
+          .catch(() => null);
+        const first = ((inApi?.["spec"] ?? {}) as { containers?: { name: string }[] }).containers?.[0]?.name;
+        if (inApi && first && (!container || container === first))
+          throw apiError(
+            400,
+            "BadRequest",
+            `container "${container ?? first}" in pod "${pod}" is waiting to start: ContainerCreating`,
+          );
+        if (!inApi) throw apiError(404, "NotFound", err.message, { name: pod, kind: "pods" });
+      }
+      throw apiError(err.code, err.code === 404 ? "NotFound" : "BadRequest", err.message);
+    }
   }
 }
 
