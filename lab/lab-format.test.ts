@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { defineLab, fieldPath, kubeOptions, LabFormatError, validateLab, workloadOptions } from "./lab-format.ts";
+import { defineLab, fieldPath, kubeOptions, LabFormatError, validateLab, controlPlaneOptions } from "./lab-format.ts";
 
 const pass = async () => ({ passed: true, message: "ok" });
 
@@ -25,7 +25,7 @@ function problems(value: unknown): string[] {
 
 describe("lab format", () => {
   it("accepts a valid lab and returns it unchanged", () => {
-    const value = lab({ cluster: { members: 5, quotaBackendBytes: 16 << 20, kube: { seed: 3 }, workload: true } });
+    const value = lab({ cluster: { members: 5, quotaBackendBytes: 16 << 20, kube: { seed: 3 }, controlPlane: true } });
     expect(defineLab(value as never)).toBe(value);
   });
 
@@ -44,12 +44,12 @@ describe("lab format", () => {
     ]);
   });
 
-  it("rejects unknown fields, duplicate task ids and a workload without kube", () => {
+  it("rejects unknown fields, duplicate task ids and a control plane without kube", () => {
     const t = { id: "a", title: "A", check: pass, hints: [], solution: ["true"] };
     expect(problems(lab({ tasks: [t], extra: 1 }))).toEqual(['(the lab object): unknown field "extra"']);
     expect(problems(lab({ tasks: [t, t] }))).toEqual(['tasks[1].id: duplicate task id "a"']);
-    expect(problems(lab({ cluster: { members: 1, workload: true } }))).toEqual([
-      "cluster: workload needs kube: the workload renews the seeded objects",
+    expect(problems(lab({ cluster: { members: 1, controlPlane: true } }))).toEqual([
+      "cluster: controlPlane needs kube: the control plane serves and renews the seeded objects",
     ]);
   });
 
@@ -60,10 +60,9 @@ describe("lab format", () => {
 
   it("renders paths and resolves defaults", () => {
     expect(fieldPath(["tasks", 2, "hints", 0])).toBe("tasks[2].hints[0]");
-    expect(workloadOptions({ members: 3 })).toBeNull();
-    expect(workloadOptions({ members: 3, kube: true, workload: { compactionIntervalMs: 0 } })).toEqual({
+    expect(controlPlaneOptions({ members: 3 })).toBeNull();
+    expect(controlPlaneOptions({ members: 3, kube: true, controlPlane: { compactionIntervalMs: 0 } })).toEqual({
       nodeLeaseRenewMs: 10_000,
-      eventIntervalMs: 15_000,
       compactionIntervalMs: 0,
     });
     expect(kubeOptions({ members: 1, kube: true })).toEqual({ seed: 1, encryptSecrets: false });

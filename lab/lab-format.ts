@@ -31,19 +31,21 @@ const ms = (name: string) =>
     .min(0)
     .max(3_600_000);
 
-const workloadSchema = z
+const controlPlaneSchema = z
   .object({
-    /** nodeLeaseRenewMs: how often each node renews its Lease in kube-node-lease (kubelet: 10 s). */
+    /** nodeLeaseRenewMs: how often each kubelet renews its node Lease in kube-node-lease (10 s). */
     nodeLeaseRenewMs: ms("nodeLeaseRenewMs").min(100).optional(),
-    /** eventIntervalMs: how often an Event is written under /registry/events (0 = never). */
-    eventIntervalMs: ms("eventIntervalMs").optional(),
     /** compactionIntervalMs: kube-apiserver's --etcd-compaction-interval (5 min; 0 = never). */
     compactionIntervalMs: ms("compactionIntervalMs").optional(),
   })
   .strict();
 
-/** WorkloadOptions tunes the kube workload (engine/lab-engine/kube/workload.ts); every interval is in milliseconds. */
-export type WorkloadOptions = z.infer<typeof workloadSchema>;
+/**
+ * ControlPlaneOptions tune the simulated control plane (engine/lab-engine/kube/control-plane.ts: the apiserver,
+ * kubelets, controller-manager and scheduler); every interval is in milliseconds. A lab that changes one from
+ * Kubernetes' default says so on its page.
+ */
+export type ControlPlaneOptions = z.infer<typeof controlPlaneSchema>;
 
 const kubeSchema = z
   .object({
@@ -71,8 +73,11 @@ const clusterSchema = z
       .optional(),
     /** kube seeds /registry/... like a small Kubernetes cluster. */
     kube: z.union([z.boolean(), kubeSchema]).optional(),
-    /** workload keeps writing like a live control plane (node leases, events, compaction). Needs kube. */
-    workload: z.union([z.boolean(), workloadSchema]).optional(),
+    /**
+     * controlPlane runs the simulated Kubernetes control plane over the seed: kube-apiserver (kubectl's
+     * $KUBECONFIG), kubelets renewing node Leases, controller-manager and scheduler. Needs kube.
+     */
+    controlPlane: z.union([z.boolean(), controlPlaneSchema]).optional(),
     /**
      * restartKilledMembers makes the masters' simulated kubelets restart a member ended by a signal or a lab
      * control (lab stop, lab kill, kill -9), as restartPolicy Always does. Off by default: such a member stays
@@ -82,7 +87,9 @@ const clusterSchema = z
     restartKilledMembers: z.boolean().optional(),
   })
   .strict()
-  .refine((c) => !c.workload || c.kube, { message: "workload needs kube: the workload renews the seeded objects" });
+  .refine((c) => !c.controlPlane || c.kube, {
+    message: "controlPlane needs kube: the control plane serves and renews the seeded objects",
+  });
 
 /** ClusterShape is the cluster a lab starts with. */
 export type ClusterShape = z.infer<typeof clusterSchema>;
@@ -184,14 +191,13 @@ export function defineLab(lab: LabDefinition): LabDefinition {
 /** Resolved is options with every field set (zod's optional fields may also be explicitly undefined). */
 export type Resolved<T> = { [K in keyof T]-?: Exclude<T[K], undefined> };
 
-/** workloadOptions resolves a lab's workload setting to full options (null = no workload). */
-export function workloadOptions(shape: ClusterShape): Resolved<WorkloadOptions> | null {
-  if (!shape.workload) return null;
-  const w = shape.workload === true ? {} : shape.workload;
+/** controlPlaneOptions resolves a lab's controlPlane setting to full options (null = no control plane). */
+export function controlPlaneOptions(shape: ClusterShape): Resolved<ControlPlaneOptions> | null {
+  if (!shape.controlPlane) return null;
+  const c = shape.controlPlane === true ? {} : shape.controlPlane;
   return {
-    nodeLeaseRenewMs: w.nodeLeaseRenewMs ?? 10_000,
-    eventIntervalMs: w.eventIntervalMs ?? 15_000,
-    compactionIntervalMs: w.compactionIntervalMs ?? 300_000,
+    nodeLeaseRenewMs: c.nodeLeaseRenewMs ?? 10_000,
+    compactionIntervalMs: c.compactionIntervalMs ?? 300_000,
   };
 }
 

@@ -8,7 +8,7 @@ export {
   validateLab,
   LabFormatError,
   kubeOptions,
-  workloadOptions,
+  controlPlaneOptions,
   type CheckFn,
   type CheckResult,
   type ClusterShape,
@@ -16,7 +16,7 @@ export {
   type LabDefinition,
   type SetupFn,
   type TaskDefinition,
-  type WorkloadOptions,
+  type ControlPlaneOptions,
 } from "../../lab/lab-format.ts";
 export type * from "./types/check-context.ts";
 export type * from "./types/status-types.ts";

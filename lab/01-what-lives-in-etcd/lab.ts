@@ -82,7 +82,7 @@ export default defineLab({
     members: 3,
     kube: true,
     // Compaction off: task 3 reads an old revision, which kube-apiserver's 5-minute compaction would remove.
-    workload: { compactionIntervalMs: 0 },
+    controlPlane: { compactionIntervalMs: 0 },
   },
   async setup(ctx) {
     // A Calico IPPool (custom resources are stored as JSON), created and then overwritten, so it has history.

@@ -82,12 +82,12 @@ const untilLeader = ["until etcdctl endpoint status 2>/dev/null | grep -q ', tru
 
 const loseAndRestoreQuorum = ["lab stop m1 m2", "sleep 2", "lab start m1 m2", ...untilLeader];
 
-/** lab is lab 2: a 3-member cluster with a workload, and three tasks graded from the event log. */
+/** lab is lab 2: a 3-member cluster with its control plane, and three tasks graded from the event log. */
 export default defineLab({
   id: "02-raft-and-quorum",
   title: "Raft and quorum",
   summary: "Kill followers, the leader and then a majority; watch elections, terms and writes that cannot commit.",
-  cluster: { members: 3, kube: true, workload: true },
+  cluster: { members: 3, kube: true, controlPlane: true },
   tasks: [
     {
       id: "leader-changed",

@@ -1,9 +1,9 @@
-// The Kubernetes keyspace and workload, and filling the quota, against a real cluster: the seed lands as
-// protobuf envelopes (and aescbc ciphertext), the workload renews leases, writes events on shared leases,
-// compacts through compact_rev_key and reports a dead cluster once; fill-quota ends in NOSPACE and free-quota
-// clears it.
+// The Kubernetes keyspace and its control plane, and filling the quota, against a real cluster: the seed lands
+// as protobuf envelopes (and aescbc ciphertext), the control plane's kubelets renew node Leases through the
+// apiserver, its compactor compacts through compact_rev_key, and a dead cluster is reported once per streak;
+// fill-quota ends in NOSPACE and free-quota clears it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
@@ -11,7 +11,7 @@ import { Cluster } from "../../engine/lab-engine/cluster/cluster.ts";
 import { Watchdog } from "../../engine/lab-engine/cluster/watchdog.ts";
 import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { seedKube, encryptionKey } from "../../engine/lab-engine/kube/seed.ts";
-import { KubeWorkload, compactRevKey } from "../../engine/lab-engine/kube/workload.ts";
+import { ControlPlane } from "../../engine/lab-engine/kube/control-plane.ts";
 import { unwrapObject } from "../../engine/kube/api/envelope.ts";
 import { decryptAescbc } from "../../engine/kube/api/encryption.ts";
 import { EtcdClient } from "../../engine/store/client/index.ts";
@@ -21,7 +21,7 @@ import { startTestServer, until, type TestServer } from "./helpers.ts";
 
 const backend = (await testBackends())[0];
 
-describe.skipIf(!backend)(`kube keyspace and workload (${backend ?? "no backend"})`, () => {
+describe.skipIf(!backend)(`kube keyspace and control plane (${backend ?? "no backend"})`, () => {
   const guard = new Watchdog();
   let cluster: Cluster;
   let conn: EtcdConnection;
@@ -66,50 +66,39 @@ describe.skipIf(!backend)(`kube keyspace and workload (${backend ?? "no backend"
     expect(res.encryption?.config).toContain("- name: key1");
   }, 60_000);
 
-  it("renews leases, writes events on shared etcd leases, compacts via compact_rev_key, reports failures once", async () => {
+  it("runs the control plane: kubelets renew node Leases through the apiserver, the compactor compacts via compact_rev_key, failures are logged once per streak", async () => {
     const res = await seedKube(conn, { seed: 1, encryptSecrets: false });
-    const before = (await conn.get("/registry/leases/kube-node-lease/worker-1"))!.modRevision;
-    const w = new KubeWorkload(
-      conn,
-      res.plan,
-      { nodeLeaseRenewMs: 200, eventIntervalMs: 150, compactionIntervalMs: 600 },
-      (e) => events.push(e),
-    );
-    w.start();
+    const leaseKey = "/registry/leases/kube-node-lease/k8s-node-1";
+    const before = (await conn.get(leaseKey))!.modRevision;
+    const home = mkdtempSync(join(tmpdir(), "etcd-lab-cp-"));
+    const client = new EtcdClient({ endpoints: cluster.endpoints(), commandTimeoutMs: 5000 });
+    const cp = await ControlPlane.start({
+      etcd: client,
+      plan: res.plan,
+      home,
+      encryptionConfig: null,
+      settings: { nodeLeaseRenewMs: 200, compactionIntervalMs: 600 },
+      onEvent: (e) => events.push(e),
+      seed: 1,
+    });
     try {
-      expect(
-        await until(
-          async () => (await conn.get("/registry/leases/kube-node-lease/worker-1"))!.modRevision > before,
-          5000,
-        ),
-      ).toBe(true);
-      expect(await until(async () => (await conn.count("/registry/events/")) >= 3, 5000)).toBe(true);
-      const evs = await conn.list("/registry/events/");
-      expect(unwrapObject(evs[0]!.valueBytes)?.kind).toBe("Event");
-      expect(new Set(evs.map((e) => e.lease)).size).toBe(1); // one lease per minute
-      const client = new EtcdClient({ endpoints: cluster.endpoints(), commandTimeoutMs: 5000 });
-      const ttl = await client.leaseTimeToLive(BigInt(`0x${evs[0]!.lease}`));
-      expect(ttl.grantedTTL).toBe(3660);
-      client.close();
+      expect(readFileSync(join(home, ".kube", "config"), "utf8")).toContain(`server: ${cp.apiserver.url}`);
+      expect(await until(async () => (await conn.get(leaseKey))!.modRevision > before, 10_000)).toBe(true);
       // Two compaction rounds: the second compacts to the revision the first recorded.
-      expect(await until(async () => ((await conn.get(compactRevKey))?.version ?? 0) >= 2, 8000)).toBe(true);
-      await expect(conn.get("/registry/leases/kube-node-lease/worker-1", { revision: before })).rejects.toThrow(
+      expect(await until(async () => ((await conn.get("compact_rev_key"))?.version ?? 0) >= 2, 10_000)).toBe(true);
+      await expect(conn.get(leaseKey, { revision: before })).rejects.toThrow(
         "etcdserver: mvcc: required revision has been compacted",
       );
-      // Kill the only member: one failure event per operation, then recovery after a restart.
+      // Kill the only member: the kubelets' renewals fail (reported once per streak), and recover after a restart.
       await cluster.kill("m1");
-      // A write waits for the member up to the client's 5 s deadline before it counts as failed.
-      expect(await until(() => events.some((e) => e.type === "workload.failed"), 12_000)).toBe(true);
-      await new Promise((r) => setTimeout(r, 1000));
-      const failed = events.filter((e) => e.type === "workload.failed");
-      expect(new Set(failed.map((e) => (e.type === "workload.failed" ? e.op : ""))).size).toBe(failed.length);
-      expect(failed.length).toBeGreaterThanOrEqual(1);
+      expect(await until(() => events.some((e) => e.type === "kube.lease.renew.failed"), 30_000)).toBe(true);
       await cluster.start("m1");
-      expect(await until(() => events.some((e) => e.type === "workload.recovered"), 15_000)).toBe(true);
+      expect(await until(() => events.some((e) => e.type === "kube.lease.renew.ok"), 30_000)).toBe(true);
     } finally {
-      await w.stop();
+      await cp.stop();
+      client.close();
     }
-  }, 90_000);
+  }, 120_000);
 });
 
 describe.skipIf(!backend)(`fill-quota (${backend ?? "no backend"})`, () => {

@@ -96,6 +96,8 @@ export class KubeSimulation {
   private readonly runtimes = new Map<string, NodeRuntime>();
   private readonly kubelets = new Map<string, Kubelet>();
   private readonly components: ControlPlaneComponent[] = [];
+  /** absent are the components (`<component>@<host>`) whose static pod its master's kubelet does not run. */
+  private readonly absent = new Set<string>();
   private started = false;
   private paused = false;
 
@@ -167,7 +169,24 @@ export class KubeSimulation {
     this.started = true;
     if (this.paused) return;
     for (const k of this.kubelets.values()) k.start();
-    for (const c of this.components) c.start();
+    for (const c of this.components) if (!this.absent.has(componentKey(c))) c.start();
+  }
+
+  /**
+   * setComponent follows a master's static pods: the kubelet of `host` started (present) or stopped its
+   * kube-controller-manager or kube-scheduler pod. A stopped leader stops renewing; another master's
+   * instance takes the Lease over once it expires.
+   */
+  async setComponent(component: string, host: string, present: boolean): Promise<void> {
+    const c = this.components.find((x) => componentKey(x) === `${component}@${host}`);
+    if (!c) throw new Error(`no ${component} on "${host}" (masters: ${this.opts.masters.join(", ")})`);
+    if (present) {
+      this.absent.delete(componentKey(c));
+      if (this.started && !this.paused) c.start();
+    } else {
+      this.absent.add(componentKey(c));
+      await c.stop();
+    }
   }
 
   /** stop ends everything (the session ends); pods stop running with their nodes. */
@@ -331,4 +350,9 @@ function apiView(p: KubeObject): NonNullable<PodRow["inApi"]> {
     podIP: st.podIP ?? "",
     restarts: Math.max(0, ...(st.containerStatuses ?? []).map((c) => c.restartCount ?? 0)),
   };
+}
+
+function componentKey(c: ControlPlaneComponent): string {
+  const s = c.status();
+  return `${s.component}@${s.host}`;
 }

@@ -22,6 +22,8 @@ import type { ControlAction, ControlSource, LabEvent } from "../types/event-type
 import type { ControlRequest, LabSession } from "../session/session.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
+import type { ControlPlaneStatus } from "../kube/control-plane.ts";
+import type { PodsView } from "../../kube/sim/simulation.ts";
 import { ApiHttpError, toApiError } from "./api-error.ts";
 import type { Principal } from "./auth.ts";
 import type * as schema from "./request-schemas.ts";
@@ -139,6 +141,23 @@ export const handlers = {
   },
   freeQuota: async (c: SessionAsk) => json<ControlResult>({ ok: true, event: await c.session.freeQuota(source(c)) }),
 
+  // The simulated control plane.
+  kubeStatus: (c: SessionAsk) => json<ControlPlaneStatus>(c.session.kubeStatus()),
+  kubePods: async (c: SessionAsk) => json<PodsView>(await c.session.kubePods()),
+  kubePause: async (c: SessionAsk) => {
+    await c.session.kubePause();
+    return json<{ ok: true }>({ ok: true });
+  },
+  kubeResume: (c: SessionAsk) => {
+    c.session.kubeResume();
+    return json<{ ok: true }>({ ok: true });
+  },
+  kubeCompactNow: async (c: SessionAsk) => json<{ compacted: number }>(await c.session.kubeCompactNow()),
+  kubeletRestart: (c: SessionAsk<{ node: string }>) => {
+    c.session.kubeletRestart(c.params.node);
+    return json<{ ok: true }>({ ok: true });
+  },
+
   // Static pods.
   staticPods: (c: SessionAsk) => json<{ masters: MasterView[] }>({ masters: c.session.staticPodsView() }),
   kubeSync: async (c: SessionAsk<{ master: string }>) =>
@@ -185,7 +204,7 @@ function labSummary(lab: LabDefinition): LabSummary {
     cluster: {
       members: lab.cluster.members,
       kube: Boolean(lab.cluster.kube),
-      workload: Boolean(lab.cluster.workload),
+      controlPlane: Boolean(lab.cluster.controlPlane),
       ...(lab.cluster.quotaBackendBytes !== undefined ? { quotaBackendBytes: lab.cluster.quotaBackendBytes } : {}),
     },
     tasks: lab.tasks.map((t) => ({ id: t.id, title: t.title, hintCount: t.hints.length })),

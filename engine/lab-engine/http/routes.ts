@@ -84,7 +84,19 @@ export const apiRoutes: readonly Route<ApiDeps>[] = [
   row({ method: "POST", path: "/api/sessions/:sid/fill-quota", access: ownSession, handler: h.fillQuota }),
   row({ method: "POST", path: "/api/sessions/:sid/free-quota", access: ownSession, handler: h.freeQuota }),
 
-  // Static pods: the masters' simulated kubelets (lab kube sync, lab kube pods, crictl).
+  // The simulated control plane (lab kube status|pods|pause|resume|compact-now|kubelet-restart).
+  row({ method: "GET", path: "/api/sessions/:sid/kube/status", access: ownSession, handler: h.kubeStatus }),
+  row({ method: "GET", path: "/api/sessions/:sid/kube/pods", access: ownSession, handler: h.kubePods }),
+  row({ method: "POST", path: "/api/sessions/:sid/kube/pause", access: ownSession, handler: h.kubePause }),
+  row({ method: "POST", path: "/api/sessions/:sid/kube/resume", access: ownSession, handler: h.kubeResume }),
+  row({ method: "POST", path: "/api/sessions/:sid/kube/compact-now", access: ownSession, handler: h.kubeCompactNow }),
+  row({
+    method: "POST",
+    path: "/api/sessions/:sid/kube/kubelet-restart/:node{--all|[a-z0-9][a-z0-9.-]{0,62}}",
+    access: ownSession,
+    handler: h.kubeletRestart,
+  }),
+  // Static pods: the masters' simulated kubelets (lab kube sync, lab kube static-pods, crictl).
   row({ method: "GET", path: "/api/sessions/:sid/kube/static-pods", access: ownSession, handler: h.staticPods }),
   row({
     method: "POST",

@@ -7,9 +7,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { EtcdClient } from "../../store/client/index.ts";
 import { ApiServer, type KubeEvent } from "../../kube/apiserver/apiserver.ts";
-import type { Transformer } from "../../kube/apiserver/codec-bridge.ts";
 import { loadEncryptionConfig } from "../../kube/api/encryption.ts";
-import { KubeSimulation, LogsError, type PodsView, type SimStatus } from "../../kube/sim/simulation.ts";
+import { KubeSimulation, type PodsView, type SimStatus } from "../../kube/sim/simulation.ts";
 import { realClock } from "../../kube/sim/clock.ts";
 import type { KubeSimEvent } from "../../kube/sim/events.ts";
 import { seededRng } from "../../common/rng.ts";
@@ -84,24 +83,18 @@ export class ControlPlane {
 
   /** start starts the apiserver, then the simulation; on failure nothing is left running. */
   static async start(o: ControlPlaneOptions): Promise<ControlPlane> {
-    let encryption: Transformer | undefined;
-    if (o.encryptionConfig) {
-      const config = loadEncryptionConfig(o.encryptionConfig.text, { path: o.encryptionConfig.path });
-      encryption = {
-        toStorage: (resource, data, key) => config.transformerFor(resource).toStorage(data, key),
-        fromStorage: (resource, data, key) => config.transformerFor(resource).fromStorage(data, key).plain,
-      };
-    }
+    const encryption = o.encryptionConfig
+      ? loadEncryptionConfig(o.encryptionConfig.text, { path: o.encryptionConfig.path })
+      : undefined;
     let sim: KubeSimulation | null = null;
     const apiserver = await ApiServer.start({
       etcd: o.etcd,
       encryption,
       onEvent: o.onEvent,
       compactionIntervalMs: o.settings.compactionIntervalMs,
-      podLogs: async (namespace, name, query) => {
-        if (!sim) throw new LogsError(`pod "${name}" is not running on any node`);
-        const tail = query.get("tailLines");
-        return sim.logs(namespace, name, query.get("container") ?? undefined, tail ? { tail: Number(tail) } : {});
+      podLogs: (namespace, name, query) => {
+        if (!sim) throw new Error("the simulated nodes are not running yet");
+        return sim.podLogs(namespace, name, query);
       },
     });
     try {
@@ -154,7 +147,7 @@ export class ControlPlane {
   }
 
   /** compactNow runs one pass of the apiserver's compactor now (`lab kube compact-now`). */
-  compactNow(): Promise<void> {
+  compactNow(): Promise<{ compacted: number }> {
     return this.apiserver.compactNow();
   }
 

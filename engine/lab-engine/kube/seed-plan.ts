@@ -31,18 +31,21 @@ export interface SeedPlan {
   createdAt: number;
 }
 
-/** seedPlan builds the deterministic keyspace for `seed`, dated from `createdAt` (seconds). */
-export function seedPlan(seed: number, createdAt = Date.UTC(2026, 0, 12, 9, 12, 0) / 1000): SeedPlan {
+/**
+ * seedPlan builds the deterministic keyspace for `seed` with `masters` control-plane nodes (one per etcd
+ * member: k8s-master-1 …) and two workers, dated from `createdAt` (seconds).
+ */
+export function seedPlan(seed: number, masters = 1, createdAt = Date.UTC(2026, 0, 12, 9, 12, 0) / 1000): SeedPlan {
   const w = new SeedWriter(seededRng(seed), createdAt);
   seedNamespaces(w);
   seedPriorityClasses(w);
   seedRangeAllocations(w);
-  const nodes = seedNodes(w);
+  const nodes = seedNodes(w, masters);
   seedServiceAccounts(w);
   seedConfigMaps(w);
   seedSecrets(w);
   const pods = seedWorkloads(w, nodes);
-  seedServices(w, pods);
+  seedServices(w, pods, nodes);
   const leases = seedLeases(w, nodes);
   seedRbac(w);
   seedCalico(w);

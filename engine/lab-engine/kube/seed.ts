@@ -9,6 +9,8 @@ import { seedPlan, type SeedPlan } from "./seed-plan.ts";
 export interface SeedOptions {
   seed: number;
   encryptSecrets: boolean;
+  /** masters is how many control-plane nodes the cluster has: one per etcd member (default 1). */
+  masters?: number;
 }
 
 /** SeedResult is what was written, and the aescbc key when secrets were encrypted. */
@@ -46,7 +48,7 @@ export function encryptionConfig(keyName: string, key: Uint8Array): string {
 
 /** seedKube writes the plan for `opts.seed` into the store. */
 export async function seedKube(store: LabStore, opts: SeedOptions): Promise<SeedResult> {
-  const plan = seedPlan(opts.seed);
+  const plan = seedPlan(opts.seed, opts.masters ?? 1);
   const keyName = "key1";
   const key = opts.encryptSecrets ? encryptionKey(opts.seed) : null;
   const config = key ? encryptionConfig(keyName, key) : null;

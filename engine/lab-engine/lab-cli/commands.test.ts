@@ -135,7 +135,7 @@ describe("lab command", () => {
     }
   });
 
-  it("forces a kubelet sync and lists the static pods (lab kube sync, lab kube pods)", async () => {
+  it("forces a kubelet sync and lists the static pods (lab kube sync, lab kube static-pods)", async () => {
     const calls: string[] = [];
     const server = createServer((req, res) => {
       calls.push(`${req.method} ${req.url}`);
@@ -199,7 +199,7 @@ describe("lab command", () => {
         "kubelet on k8s-master-2 (simulated) read /etc/kubernetes/manifests: changed: etcd",
       ]);
       const pods = out();
-      expect(await run(["kube", "pods"], env, pods.o)).toBe(0);
+      expect(await run(["kube", "static-pods"], env, pods.o)).toBe(0);
       const table = pods.lines.join("\n").split("\n");
       expect(table[1]).toMatch(/^NODE\s+POD\s+STATE\s+RESTARTS\s+IMAGE\s+NOTE$/);
       expect(table[2]).toMatch(
@@ -212,7 +212,7 @@ describe("lab command", () => {
         "expected a master like m1 (or k8s-master-1), got nothing",
       );
       await expect(run(["kube", "frob"], env, sync.o)).rejects.toThrow(
-        'unknown kube command "frob"; expected lab kube sync <m> or lab kube pods',
+        'unknown kube command "frob"; expected lab kube status|pods|static-pods|pause|resume|compact-now|sync <m>|kubelet-restart <node>',
       );
     } finally {
       server.close();

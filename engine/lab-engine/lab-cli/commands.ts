@@ -3,7 +3,9 @@
 import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../index.ts";
 import { readFileSync } from "node:fs";
 import { humanizeBytes } from "../../go/humanize.ts";
-import { formatEvent, kubeSyncSummary, staticPodsTable, statusTable } from "./format.ts";
+import { formatEvent, kubePodsTable, kubeStatusText, kubeSyncSummary, staticPodsTable, statusTable } from "./format.ts";
+import type { ControlPlaneStatus } from "../kube/control-plane.ts";
+import type { PodsView } from "../../kube/sim/simulation.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
 
@@ -53,7 +55,12 @@ Usage:
   lab hint [task]                   the next hint (for the first task not passed yet, by default)
   lab kube sync <m>                 make master <m>'s simulated kubelet read ~/masters/<m>/etc/kubernetes/manifests
                                     now (it polls every 20 s) and print what it did
-  lab kube pods                     the masters' static pods (etcd, kube-apiserver, ...) as their kubelets run them
+  lab kube static-pods              the masters' static pods (etcd, kube-apiserver, ...) as their kubelets run them
+  lab kube status                   the simulated control plane: apiserver, components and leader Leases, kubelets
+  lab kube pods                     every pod as its (simulated) node runs it and as the API (etcd) has it
+  lab kube pause | resume           stop / restart the simulated kubelets' and controllers' writes
+  lab kube compact-now              run one pass of kube-apiserver's 5-minute compactor now
+  lab kube kubelet-restart <node>   systemctl restart kubelet on a node (or --all): caches dropped, pods re-listed
   lab events [n]                    the last n events of the session log (default 20)
   lab replay <events.jsonl> [speed] re-apply the controls of an event log, keeping their rhythm (speed 2 = twice as fast)
   lab reset [--clear-progress]      start the lab over (new cluster, fresh shells)
@@ -250,14 +257,44 @@ async function kube(c: Client, o: Output, args: string[]): Promise<number> {
       o.out(kubeSyncSummary(r));
       return 0;
     }
-    case "pods": {
+    case "static-pods": {
       const r = await c.call<{ masters: MasterView[] }>("GET", `${c.sessionPath}/kube/static-pods`);
       o.out(staticPodsTable(r.masters));
       return 0;
     }
+    case "status":
+      o.out(kubeStatusText(await c.call<ControlPlaneStatus>("GET", `${c.sessionPath}/kube/status`)));
+      return 0;
+    case "pods":
+      o.out(kubePodsTable(await c.call<PodsView>("GET", `${c.sessionPath}/kube/pods`)));
+      return 0;
+    case "pause":
+    case "resume":
+      await c.call("POST", `${c.sessionPath}/kube/${sub}`);
+      o.out(
+        sub === "pause"
+          ? "simulated kubelets, controller-manager and scheduler paused: no writes to the API until lab kube resume"
+          : "simulated kubelets, controller-manager and scheduler resumed",
+      );
+      return 0;
+    case "compact-now": {
+      const r = await c.call<{ compacted: number }>("POST", `${c.sessionPath}/kube/compact-now`);
+      o.out(
+        r.compacted > 0
+          ? `kube-apiserver's compactor ran now (lab kube compact-now): compacted to revision ${r.compacted}`
+          : "kube-apiserver's compactor ran now (lab kube compact-now): first pass, recorded the current revision in compact_rev_key (the next pass compacts to it)",
+      );
+      return 0;
+    }
+    case "kubelet-restart": {
+      if (!target) throw new UsageError("expected a node name (see kubectl get nodes) or --all");
+      await c.call("POST", `${c.sessionPath}/kube/kubelet-restart/${encodeURIComponent(target)}`);
+      o.out(`kubelet on ${target === "--all" ? "every node" : target} restarted (simulated): caches dropped, pods re-listed`);
+      return 0;
+    }
     default:
       throw new UsageError(
-        `unknown kube command ${sub === undefined ? "(none)" : `"${sub}"`}; expected lab kube sync <m> or lab kube pods`,
+        `unknown kube command ${sub === undefined ? "(none)" : `"${sub}"`}; expected lab kube status|pods|static-pods|pause|resume|compact-now|sync <m>|kubelet-restart <node>`,
       );
   }
 }

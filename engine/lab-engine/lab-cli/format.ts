@@ -2,6 +2,8 @@
 // one line per event.
 import type { ClusterStatus, LabEvent, MemberStatus } from "../index.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
+import type { ControlPlaneStatus } from "../kube/control-plane.ts";
+import type { PodsView } from "../../kube/sim/simulation.ts";
 import { humanizeBytes } from "../../go/humanize.ts";
 
 function faults(m: MemberStatus): string {
@@ -34,7 +36,64 @@ export function kubeSyncSummary(r: SyncResult): string {
   return `kubelet on k8s-master-${r.master.slice(1)} (simulated) read /etc/kubernetes/manifests: ${what}`;
 }
 
-/** staticPodsTable renders `lab kube pods`: every master's static pods as its simulated kubelet runs them. */
+/** ago renders how long ago `atMs` was, "never" for 0. */
+function ago(atMs: number, now: number): string {
+  if (!atMs) return "never";
+  const s = Math.max(0, Math.round((now - atMs) / 1000));
+  return s < 120 ? `${s}s ago` : `${Math.round(s / 60)}m ago`;
+}
+
+/** kubeStatusText renders `lab kube status`: the apiserver, the components and their Leases, the kubelets. */
+export function kubeStatusText(s: ControlPlaneStatus, now = Date.now()): string {
+  const a = s.apiserver;
+  const out = [
+    `kube-apiserver ${a.running ? "serving" : "DOWN"} at ${a.url} (static pod on ${a.masters.join(", ") || "no master"})`,
+    `${s.sim.note}${s.sim.paused ? " — PAUSED (lab kube resume)" : ""}`,
+    "",
+    ...table(
+      ["COMPONENT", "HOST", "STATE", "LEADER", "RESTARTS", "LAST RENEW OK", "LAST ERROR"],
+      s.sim.components.map((c) => [
+        c.component,
+        c.host,
+        c.state,
+        c.leader ? "yes" : "",
+        String(c.restarts),
+        ago(c.lastRenewOkAt, now),
+        c.lastError,
+      ]),
+    ),
+    "",
+    ...table(
+      ["NODE", "KUBELET", "LEASE RENEWED", "STATUS POSTED", "PODS ON NODE", "LAST ERROR"],
+      s.sim.nodes.map((n) => [
+        n.node,
+        n.state,
+        ago(n.lastLeaseRenewOkAt, now),
+        ago(n.lastHeartbeatAt, now),
+        String(n.podsRunning),
+        n.leaseError || n.statusError,
+      ]),
+    ),
+  ];
+  return out.join("\n");
+}
+
+/** kubePodsTable renders `lab kube pods`: each pod as its simulated node runs it and as the API has it. */
+export function kubePodsTable(v: PodsView): string {
+  const rows = v.rows.map((r) => [
+    `${r.namespace}/${r.name}`,
+    r.onNode ? `${r.onNode.phase} on ${r.onNode.node}` : "not running",
+    r.onNode ? String(r.onNode.restarts) : "",
+    r.inApi ? `${r.inApi.phase}${r.inApi.nodeName ? ` on ${r.inApi.nodeName}` : ""}` : v.apiError ? "?" : "not in API",
+    r.onNode?.podIP || r.inApi?.podIP || "",
+  ]);
+  const lines = table(["POD", "RUNNING ON NODE (simulated)", "RESTARTS", "IN API (etcd)", "IP"], rows);
+  if (v.apiError) lines.push("", `the API did not answer: ${v.apiError}`);
+  lines.push("", v.note);
+  return lines.join("\n");
+}
+
+/** staticPodsTable renders `lab kube static-pods`: every master's static pods as its simulated kubelet runs them. */
 export function staticPodsTable(masters: MasterView[]): string {
   const rows = masters.flatMap((m) =>
     m.pods.map((p) => [
@@ -118,10 +177,6 @@ export function formatEvent(e: LabEvent): string {
     case "alarm.raised":
     case "alarm.cleared":
       return `${head} ${e.member} ${e.alarm}`;
-    case "workload.failed":
-      return `${head} ${e.op}: ${e.error}`;
-    case "workload.recovered":
-      return `${head} ${e.op}`;
     case "kube.kubelet.sync":
       return `${head} ${e.node}: ${e.changed.length ? e.changed.join(", ") : "no change"} (${e.initiator})`;
     case "kube.static-pod.start":
@@ -129,6 +184,7 @@ export function formatEvent(e: LabEvent): string {
     case "kube.static-pod.failed":
       return `${head} ${e.node} ${e.component}: ${e.reason} (${e.initiator})`;
     default:
-      return head;
+      // The control plane's events (kube.*): their fields, in the order they were written.
+      return [head, ...Object.entries(e).filter(([k]) => !["seq", "at", "type"].includes(k)).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)].join(" ");
   }
 }

@@ -14,10 +14,11 @@ import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../types/api-types.ts";
 import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
-import { kubeOptions, workloadOptions } from "../../../lab/lab-format.ts";
+import { controlPlaneOptions, kubeOptions } from "../../../lab/lab-format.ts";
 import { seedKube } from "../kube/seed.ts";
-import type { SeedPlan } from "../kube/seed-plan.ts";
-import { KubeWorkload } from "../kube/workload.ts";
+import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
+import type { PodsView } from "../../kube/sim/simulation.ts";
+import { masterName } from "../kube/resources/cluster.ts";
 import { Terminal, type CommandResult } from "../terminal/terminal.ts";
 import { prepareShellFiles, shellEnv, type ShellSettings } from "../terminal/shell-env.ts";
 import { EventLog } from "./event-log.ts";
@@ -70,6 +71,12 @@ export interface BootPhase {
 /** sessionReadyTimeoutMs bounds how long a new session's cluster may take to elect a leader. */
 export const sessionReadyTimeoutMs = 60_000;
 
+/** encryptionConfigPath is where a lab with encrypted secrets keeps its EncryptionConfiguration. */
+const encryptionConfigPath = "home/encryption-config.yaml";
+
+/** masterOf is member mN's control-plane node, k8s-master-N. */
+const masterOf = (member: string): string => masterName(Number(member.slice(1)));
+
 /** terminalsMax bounds shells per session. */
 export const terminalsMax = 4;
 const observedEveryMs = 250;
@@ -101,8 +108,7 @@ export class LabSession {
   private conn: Connection | null = null;
   private tracker = new StatusTracker();
   private readonly terminals = new Map<string, Terminal>();
-  private workload: KubeWorkload | null = null;
-  private plan: SeedPlan | null = null;
+  private controlPlane: ControlPlane | null = null;
   private lastStatus: ClusterStatus | null = null;
   private lastRevision: number | null = null;
   private readonly observers = new Set<(m: ClusterMessage) => void>();
@@ -378,6 +384,60 @@ export class LabSession {
     return this.pods().setComponentHook(hook);
   }
 
+  // ---- the simulated control plane ---------------------------------------------------------------------
+
+  /** kubeStatus is `lab kube status`: the apiserver, the components and their leader Leases, the nodes. */
+  kubeStatus(): ControlPlaneStatus {
+    return this.cp().status();
+  }
+
+  /** kubePods is `lab kube pods`: every pod as its (simulated) node runs it and as the API has it. */
+  kubePods(): Promise<PodsView> {
+    this.touch();
+    return this.cp().pods();
+  }
+
+  /** kubePause stops every simulated write (kubelets, controllers, scheduler); pods keep running on nodes. */
+  async kubePause(): Promise<void> {
+    this.touch();
+    await this.cp().sim.pause();
+  }
+
+  /** kubeResume starts the simulated writes again. */
+  kubeResume(): void {
+    this.touch();
+    this.cp().sim.resume();
+  }
+
+  /** kubeCompactNow runs one pass of the apiserver's compactor now (`lab kube compact-now`). */
+  kubeCompactNow(): Promise<{ compacted: number }> {
+    this.touch();
+    return this.cp().compactNow();
+  }
+
+  /** kubeletRestart is `lab kube kubelet-restart <node>` (`systemctl restart kubelet`): caches dropped, re-listed. */
+  kubeletRestart(node: string): void {
+    this.touch();
+    const sim = this.cp().sim;
+    if (node === "--all") {
+      for (const n of sim.status().nodes) sim.kubeletRestart(n.node);
+      return;
+    }
+    try {
+      sim.kubeletRestart(node);
+    } catch (err) {
+      throw new ClusterControlError("not_found", (err as Error).message);
+    }
+  }
+
+  private cp(): ControlPlane {
+    if (!this.controlPlane) {
+      if (this.stateValue !== "ready") throw new SessionBusy(`session is ${this.stateValue}`);
+      throw new ClusterControlError("unsupported", `lab ${this.lab.id} runs no Kubernetes control plane`);
+    }
+    return this.controlPlane;
+  }
+
   private pods(): StaticPods {
     if (!this.staticPods) throw new SessionBusy(`session is ${this.stateValue}`);
     return this.staticPods;
@@ -616,15 +676,28 @@ export class LabSession {
     rpc.connect(conn.rpc);
     const kube = kubeOptions(shape);
     if (kube) {
-      const res = warm?.seeded ?? (await seedKube(conn.store, kube)); // a warm cluster was seeded by the pool
-      this.plan = res.plan;
-      if (res.encryption) this.writeFile("home/encryption-config.yaml", res.encryption.config);
-      const w = workloadOptions(shape);
-      if (w) {
-        this.workload = new KubeWorkload(conn.store, res.plan, w, onEvent);
-        this.workload.start();
-      }
+      const res = warm?.seeded ?? (await seedKube(conn.store, { ...kube, masters: shape.members })); // a warm cluster was seeded by the pool
+      if (res.encryption) this.writeFile(encryptionConfigPath, res.encryption.config);
       mark("seeded");
+      const settings = controlPlaneOptions(shape);
+      if (settings) {
+        const cp = await ControlPlane.start({
+          etcd: conn.client,
+          plan: res.plan,
+          home: join(this.workspace, "home"),
+          encryptionConfig: res.encryption
+            ? { path: `~/${encryptionConfigPath.slice("home/".length)}`, text: res.encryption.config }
+            : null,
+          settings,
+          onEvent,
+          seed: kube.seed,
+        });
+        this.controlPlane = cp;
+        await this.staticPods.setComponentHook((master, component, present) =>
+          cp.setComponent(masterOf(master), component, present),
+        );
+        mark("control-plane");
+      }
     }
     if (this.lab.setup) {
       await this.lab.setup({
@@ -654,8 +727,8 @@ export class LabSession {
 
   private async stopRunning(): Promise<void> {
     this.stopTimers();
-    await this.workload?.stop();
-    this.workload = null;
+    await this.controlPlane?.stop();
+    this.controlPlane = null;
     this.staticPods?.stop();
     this.staticPods = null;
     await this.cluster?.destroy();

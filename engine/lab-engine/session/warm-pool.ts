@@ -193,7 +193,7 @@ export class WarmPool {
     if (shape.kube) {
       const conn = this.o.connect(cluster.endpoints());
       try {
-        seeded = await seedKube(conn.store, shape.kube);
+        seeded = await seedKube(conn.store, { ...shape.kube, masters: shape.members });
       } catch (err) {
         await cluster.destroy();
         rmSync(workspace, { recursive: true, force: true });

@@ -1,5 +1,5 @@
-// A lab shell's environment and rc file: this repo's bin/ first on PATH (etcdctl, etcdutl, etcd, lab),
-// ETCDCTL_ENDPOINTS preset, the lab server's URL and the session's token for `lab`, a prompt that names the
+// A lab shell's environment and rc file: this repo's bin/ first on PATH (etcdctl, etcdutl, etcd, lab, kubectl,
+// crictl, auger), ETCDCTL_ENDPOINTS and KUBECONFIG preset, the lab server's URL and the session's token for `lab`, a prompt that names the
 // lab, and the prompt marker. Tools not built yet fall back to the system's (Debian's etcdctl 3.4) through a
 // per-session bin directory, so a shell works while our own tools are still being written.
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -88,6 +88,9 @@ export function shellEnv(s: ShellSettings, path: string, terminalId: string): Re
     LANG: env["LANG"] && env["LANG"] !== "C" ? env["LANG"] : "C.UTF-8",
     HISTFILE: join(home, ".bash_history"),
     ETCDCTL_ENDPOINTS: s.endpoints.join(","),
+    // The session's simulated kube-apiserver (engine/lab-engine/kube/control-plane.ts writes the file): our
+    // kubectl on PATH and a real kubectl both find it with no flags.
+    KUBECONFIG: join(home, ".kube", "config"),
     ETCD_LAB_URL: s.serverUrl,
     ETCD_LAB_SESSION: s.sessionId,
     ETCD_LAB_TOKEN: s.sessionToken,

@@ -45,7 +45,7 @@ export interface LabSummary {
   id: string;
   title: string;
   summary?: string;
-  cluster: { members: 1 | 3 | 5; quotaBackendBytes?: number; kube: boolean; workload: boolean };
+  cluster: { members: 1 | 3 | 5; quotaBackendBytes?: number; kube: boolean; controlPlane: boolean };
   tasks: { id: string; title: string; hintCount: number }[];
 }
 

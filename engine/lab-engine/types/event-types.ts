@@ -2,6 +2,8 @@
 // <workspace>/events.jsonl; checks read them, the status stream pushes them, `lab replay` re-applies the
 // `control` ones.
 import type { Backend } from "./status-types.ts";
+import type { KubeEvent } from "../../kube/apiserver/apiserver.ts";
+import type { KubeSimEvent } from "../../kube/sim/events.ts";
 
 /** ControlAction names every cluster control a session offers. */
 export type ControlAction =
@@ -26,9 +28,6 @@ export type ControlAction =
 /** ControlSource says who asked for a control. */
 export type ControlSource = "api" | "cli" | "ui" | "solution" | "replay";
 
-/** WorkloadOp names the kube workload's periodic writes. */
-export type WorkloadOp = "lease-renew" | "event" | "compact";
-
 /** LabEventBody is an event before the log numbers and stamps it. */
 export type LabEventBody =
   | { type: "session.created"; lab: string; backend: Backend; members: string[] }
@@ -42,8 +41,6 @@ export type LabEventBody =
   | { type: "alarm.raised"; member: string; alarm: string }
   | { type: "alarm.cleared"; member: string; alarm: string }
   | { type: "check"; task: string; passed: boolean; message: string }
-  | { type: "workload.failed"; op: WorkloadOp; error: string }
-  | { type: "workload.recovered"; op: WorkloadOp }
   | { type: "fill-quota.done"; written: number; bytes: number; error: string | null }
   // The simulated kubelets' static pods (cluster/static-pods.ts). `master` is the member (m1), `node` its master
   // (k8s-master-1); `initiator` is "kubelet" (its 20 s poll, a back-off restart) or who forced a sync.
@@ -65,7 +62,10 @@ export type LabEventBody =
       component: string;
       reason: string;
       initiator: string;
-    };
+    }
+  /** the simulated apiserver (engine/kube/apiserver) and nodes and controllers (engine/kube/sim) */
+  | KubeEvent
+  | KubeSimEvent;
 
 /** LabEventType is the `type` of a LabEvent. */
 export type LabEventType = LabEventBody["type"];

@@ -20,7 +20,7 @@ function memory(initial?: string): StorageLike & { data: Map<string, string> } {
 const lab: LabSummary = {
   id: "02-raft-and-quorum",
   title: "Raft and quorum",
-  cluster: { members: 3, kube: false, workload: false },
+  cluster: { members: 3, kube: false, controlPlane: false },
   tasks: [
     { id: "leader-changed", title: "a", hintCount: 2 },
     { id: "quorum-lost-and-restored", title: "b", hintCount: 2 },

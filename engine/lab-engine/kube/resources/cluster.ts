@@ -14,6 +14,7 @@ export interface KubeNode {
   name: string;
   uid: string;
   internalIP: string;
+  podCIDR: string;
   controlPlane: boolean;
 }
 
@@ -53,12 +54,24 @@ export function seedRangeAllocations(w: SeedWriter): void {
   w.put("/registry/ranges/servicenodeports", k.rangeAllocation(w.meta(""), "30000-32767", new Uint8Array()));
 }
 
-/** seedNodes writes the Nodes, stored as "minions" (the name the API server kept from its early days). */
-export function seedNodes(w: SeedWriter): KubeNode[] {
+/** workerNames are the seed's worker nodes. */
+export const workerNames = ["k8s-node-1", "k8s-node-2"] as const;
+
+/** masterName is the control-plane node of member mN (curriculum §0.1: m1 is k8s-master-1). */
+export const masterName = (n: number): string => `k8s-master-${n}`;
+
+/**
+ * seedNodes writes the Nodes, stored as "minions" (the name the API server kept from its early days): one
+ * control-plane node per etcd member (a kubeadm HA cluster with stacked etcd), then two workers.
+ */
+export function seedNodes(w: SeedWriter, masters: number): KubeNode[] {
   const hosts = [
-    { name: "cp-1", internalIP: "10.0.0.10", controlPlane: true },
-    { name: "worker-1", internalIP: "10.0.0.11", controlPlane: false },
-    { name: "worker-2", internalIP: "10.0.0.12", controlPlane: false },
+    ...Array.from({ length: masters }, (_, i) => ({
+      name: masterName(i + 1),
+      internalIP: `10.0.0.${11 + i}`,
+      controlPlane: true,
+    })),
+    ...workerNames.map((name, i) => ({ name, internalIP: `10.0.0.${21 + i}`, controlPlane: false })),
   ];
   return hosts.map(({ name, internalIP, controlPlane }, i) => {
     const m = w.meta(name, undefined, {
@@ -77,6 +90,6 @@ export function seedNodes(w: SeedWriter): KubeNode[] {
     });
     const podCIDR = `10.244.${i}.0/24`;
     w.putObject("minions", m, k.node(m, { podCIDR, internalIP, controlPlane, kubeletVersion, heartbeat: w.now }));
-    return { name, uid: m.uid, internalIP, controlPlane };
+    return { name, uid: m.uid, internalIP, podCIDR, controlPlane };
   });
 }

@@ -22,15 +22,16 @@ function putLease(w: SeedWriter, meta: Meta, holder: string, durationSeconds: nu
 /** seedLeases writes the Leases and returns those the workload renews (all but the API server's identity). */
 export function seedLeases(w: SeedWriter, nodes: KubeNode[]): SeedLease[] {
   const leases: SeedLease[] = [];
+  const first = nodes.find((n) => n.controlPlane)?.name ?? "";
   for (const n of nodes) {
     const owner = { apiVersion: "v1", kind: "Node", name: n.name, uid: n.uid };
     leases.push(putLease(w, w.meta(n.name, "kube-node-lease", { owner }), n.name, 40));
   }
   for (const c of ["kube-controller-manager", "kube-scheduler"]) {
-    leases.push(putLease(w, w.meta(c, "kube-system"), `cp-1_${w.uuid()}`, 15));
+    leases.push(putLease(w, w.meta(c, "kube-system"), `${first}_${w.uuid()}`, 15));
   }
   const identity = `apiserver-${w.suffix(26)}`;
-  const labels = { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": "cp-1" };
+  const labels = { "apiserver.kubernetes.io/identity": "kube-apiserver", "kubernetes.io/hostname": first };
   putLease(w, w.meta(identity, "kube-system", { labels }), identity, 3600);
   return leases;
 }

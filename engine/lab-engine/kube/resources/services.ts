@@ -3,6 +3,7 @@
 import * as k from "../k8s-objects.ts";
 import type { SeedWriter } from "../seed-writer.ts";
 import type { SeedPod } from "./workloads.ts";
+import type { KubeNode } from "./cluster.ts";
 
 /** ServiceSpec is one seeded ClusterIP Service; `app` is its k8s-app selector (none: the API server's). */
 interface ServiceSpec {
@@ -47,9 +48,9 @@ const services: ServiceSpec[] = [
   },
 ];
 
-/** endpoints are the addresses behind `s`: its app's pods, or the API server on cp-1. */
-function endpoints(s: ServiceSpec, pods: SeedPod[]): Parameters<typeof k.endpointSlice>[1] {
-  if (!s.app) return [{ address: "10.0.0.10", nodeName: "cp-1" }];
+/** endpoints are the addresses behind `s`: its app's pods, or the API servers on the masters. */
+function endpoints(s: ServiceSpec, pods: SeedPod[], nodes: KubeNode[]): Parameters<typeof k.endpointSlice>[1] {
+  if (!s.app) return nodes.filter((n) => n.controlPlane).map((n) => ({ address: n.internalIP, nodeName: n.name }));
   return pods
     .filter((p) => p.namespace === s.namespace && p.name.startsWith(`${s.app}-`))
     .map((p) => ({
@@ -60,7 +61,7 @@ function endpoints(s: ServiceSpec, pods: SeedPod[]): Parameters<typeof k.endpoin
 }
 
 /** seedServices writes each Service and then its EndpointSlice (named <service>-<5 chars> when selected). */
-export function seedServices(w: SeedWriter, pods: SeedPod[]): void {
+export function seedServices(w: SeedWriter, pods: SeedPod[], nodes: KubeNode[]): void {
   for (const s of services) {
     const selector = s.app ? { "k8s-app": s.app } : undefined;
     const m = w.meta(s.name, s.namespace, selector ? { labels: selector } : {});
@@ -76,6 +77,6 @@ export function seedServices(w: SeedWriter, pods: SeedPod[]): void {
       port: p.targetPort,
       ...(p.protocol ? { protocol: p.protocol } : {}),
     }));
-    w.putObject("endpointslices", sm, k.endpointSlice(sm, endpoints(s, pods), ports));
+    w.putObject("endpointslices", sm, k.endpointSlice(sm, endpoints(s, pods, nodes), ports));
   }
 }

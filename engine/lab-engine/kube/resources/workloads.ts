@@ -1,4 +1,4 @@
-// The workloads and the Pods their controllers made: static control-plane pods on cp-1, DaemonSets with one
+// The workloads and the Pods their controllers made: static control-plane pods on every master, DaemonSets with one
 // pod per node, Deployments → ReplicaSets → Pods spread over the workers. Pods are named as the controllers
 // name them (<replicaset>-<5 chars>, <daemonset>-<5 chars>) and get pod IPs from their node's pod CIDR.
 import * as k from "../k8s-objects.ts";
@@ -60,14 +60,14 @@ const deployments: DeploymentSpec[] = [
       ],
       requests: { cpu: "100m", memory: "70Mi" },
     }),
-    workers: ["worker-1", "worker-2"],
+    workers: ["k8s-node-1", "k8s-node-2"],
   },
   {
     namespace: "kube-system",
     name: "calico-kube-controllers",
     replicas: 1,
     spec: clusterCritical("calico-kube-controllers", { image: "docker.io/calico/kube-controllers:v3.29.1" }),
-    workers: ["worker-1"],
+    workers: ["k8s-node-1"],
   },
   {
     namespace: "kube-system",
@@ -78,7 +78,7 @@ const deployments: DeploymentSpec[] = [
       ports: [{ name: "https", containerPort: 10250 }],
       requests: { cpu: "100m", memory: "200Mi" },
     }),
-    workers: ["worker-2"],
+    workers: ["k8s-node-2"],
   },
   {
     namespace: "web",
@@ -89,7 +89,7 @@ const deployments: DeploymentSpec[] = [
         { name: "nginx", image: "docker.io/library/nginx:1.27", ports: [{ name: "http", containerPort: 80 }] },
       ],
     },
-    workers: ["worker-1", "worker-2"],
+    workers: ["k8s-node-1", "k8s-node-2"],
   },
 ];
 
@@ -115,17 +115,17 @@ class Workloads {
       ...(owner ? { owner, generateName: name.slice(0, name.lastIndexOf("-") + 1) } : {}),
     });
     const node = this.nodes.findIndex((n) => n.name === spec.nodeName);
-    const hostIP = this.nodes[node]?.internalIP ?? "10.0.0.10";
+    const hostIP = this.nodes[node]?.internalIP ?? "";
     const ip = spec.hostNetwork ? hostIP : `10.244.${node}.${this.nextPodIP++}`;
     this.w.putObject("pods", m, k.pod(m, spec, { phase: "Running", hostIP, podIP: ip, started: m.created + 1 }));
     this.pods.push({ namespace: ns, name, uid: m.uid, node: spec.nodeName ?? "", ip });
   }
 
-  /** staticPod writes a kubelet's static control-plane pod on cp-1 (the host network, node-critical). */
-  staticPod(component: string, image: string): void {
+  /** staticPod writes the mirror pod of a kubelet's static control-plane pod (host network, node-critical). */
+  staticPod(component: string, image: string, nodeName: string): void {
     const containers = [{ name: component, image, requests: { cpu: "100m" } }];
-    const spec = { containers, nodeName: "cp-1", hostNetwork: true, priorityClassName: "system-node-critical" };
-    this.pod("kube-system", `${component}-cp-1`, spec, { component, tier: "control-plane" });
+    const spec = { containers, nodeName, hostNetwork: true, priorityClassName: "system-node-critical" };
+    this.pod("kube-system", `${component}-${nodeName}`, spec, { component, tier: "control-plane" });
   }
 
   /** daemonSet writes a kube-system DaemonSet on the host network and its pod on every node. */
@@ -168,7 +168,9 @@ class Workloads {
 /** seedWorkloads writes the static pods, the DaemonSets and the Deployments, and returns every pod. */
 export function seedWorkloads(w: SeedWriter, nodes: KubeNode[]): SeedPod[] {
   const workloads = new Workloads(w, nodes);
-  for (const [component, image] of controlPlane) workloads.staticPod(component, image);
+  for (const n of nodes.filter((x) => x.controlPlane)) {
+    for (const [component, image] of controlPlane) workloads.staticPod(component, image, n.name);
+  }
   for (const [name, image, requests] of daemonSets) workloads.daemonSet(name, image, requests);
   for (const d of deployments) workloads.deployment(d);
   return workloads.pods;
