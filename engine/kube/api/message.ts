@@ -32,6 +32,8 @@ export interface Message {
   fields: Field[];
   /** byNumber is fields in field-number order (the protobuf order). */
   byNumber: Field[];
+  /** numbers maps a field number to its field. */
+  numbers: Map<number, Field>;
   /** keys maps every JSON key of the message (inline messages' keys included) to its top-level field. */
   keys: Map<string, Field>;
 }
@@ -81,6 +83,7 @@ export function message(name: string): Message {
     goName: `v1.${name.replace(/^\w+\./, "")}`,
     fields,
     byNumber: [...fields].sort((a, b) => a.num - b.num),
+    numbers: new Map(fields.map((f) => [f.num, f])),
     keys: new Map(),
   };
   cache.set(name, msg);

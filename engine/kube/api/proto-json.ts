@@ -295,11 +295,10 @@ export function decodeMessage(name: string, bytes: Uint8Array): JsonObject {
 
 function readMessage(msg: Message, bytes: Uint8Array): JsonObject {
   const raw = new Map<number, (number | Uint8Array)[]>();
-  const byNum = new Map(msg.fields.map((f) => [f.num, f]));
   const r = new Reader(bytes);
   while (r.pos < r.buf.length) {
     const t = r.uint32();
-    const f = byNum.get(t >>> 3);
+    const f = msg.numbers.get(t >>> 3);
     const wt = t & 7;
     if (!f || (wt !== 0 && wt !== 2)) {
       r.skip(wt, t >>> 3);
