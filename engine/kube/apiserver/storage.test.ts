@@ -135,6 +135,35 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
     );
     const noNs = await failure(k.create("configmaps", "missing", cm("x")));
     expect([noNs.code, noNs.message]).toEqual([404, 'namespaces "missing" not found']);
+    const job = await failure(
+      k.create("jobs", "s", {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "j" },
+        spec: { template: { spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox" }] } } },
+      }),
+    );
+    expect(job.message).toBe(
+      'Job.batch "j" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    );
+    const dep = await failure(
+      k.create("deployments", "s", {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "d" },
+        spec: {
+          selector: { matchLabels: { app: "a" } },
+          template: { metadata: { labels: { app: "b" } }, spec: { containers: [{ name: "c" }] } },
+        },
+      }),
+    );
+    expect(dep.message).toBe(
+      'Deployment.apps "d" is invalid: [spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`, spec.template.spec.containers[0].image: Required value]',
+    );
+    expect(dep.status.details?.causes?.map((c) => c.field)).toEqual([
+      "spec.template.metadata.labels",
+      "spec.template.spec.containers[0].image",
+    ]);
     const gen = await k.create("configmaps", "s", { ...cm(""), metadata: { generateName: "gen-" } });
     expect(gen.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   });
