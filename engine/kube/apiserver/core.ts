@@ -119,7 +119,14 @@ export class Core {
     const cache = this.d.cacheFor(r);
     let items: KubeObject[];
     let rv: number;
-    if (opts.resourceVersion && opts.resourceVersion !== "" && cache?.ready) {
+    if (opts.resourceVersionMatch === "Exact") {
+      const at = Number(opts.resourceVersion ?? "");
+      if (!Number.isInteger(at) || at <= 0)
+        badRequest(`resourceVersionMatch "Exact" is forbidden for resourceVersion "${opts.resourceVersion ?? ""}"`);
+      const res = await this.d.storage.list(r, namespace || undefined, at);
+      items = res.items;
+      rv = res.revision;
+    } else if (opts.resourceVersion && opts.resourceVersion !== "" && cache?.ready) {
       const want = Number(opts.resourceVersion);
       if (!Number.isInteger(want) || want < 0) badRequest(`invalid resource version: ${opts.resourceVersion}`);
       if (want > 0) await cache.waitFor(want, this.d.consistentWaitMs);

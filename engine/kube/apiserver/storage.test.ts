@@ -256,6 +256,22 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
       const old = await cluster.client.get("compact_rev_key", { revision: firstRev - 1 }).catch((e: unknown) => e);
       expect((old as Error).message).toBe("etcdserver: mvcc: required revision has been compacted");
       expect(events).toContainEqual({ type: "kube.compaction", rev: firstRev, initiator: "learner" });
+      // An exact list reads etcd at that revision: the state then, or the 410 once compacted.
+      const k = server.client();
+      const then = await k.list("configmaps", "s", {
+        resourceVersion: String(firstRev),
+        resourceVersionMatch: "Exact",
+      });
+      expect(then.metadata.resourceVersion).toBe(String(firstRev));
+      expect(then.items.map((o) => o.metadata.name)).not.toContain("after-first-round");
+      const gone = await failure(
+        k.list("configmaps", "s", { resourceVersion: String(firstRev - 1), resourceVersionMatch: "Exact" }),
+      );
+      expect([gone.code, gone.reason, gone.message]).toEqual([
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+      ]);
       // A second apiserver whose clock is behind loses the round and adopts the key's version.
       const s3 = await ApiServer.start({ etcd: cluster.client, compactionIntervalMs: 0 });
       try {
