@@ -247,6 +247,9 @@ export class Rest {
       ...(q.has("labelSelector") ? { labelSelector: q.get("labelSelector")! } : {}),
       ...(q.has("fieldSelector") ? { fieldSelector: q.get("fieldSelector")! } : {}),
       ...(q.has("resourceVersion") ? { resourceVersion: q.get("resourceVersion")! } : {}),
+      ...(q.get("resourceVersionMatch") === "Exact" || q.get("resourceVersionMatch") === "NotOlderThan"
+        ? { resourceVersionMatch: q.get("resourceVersionMatch") as "Exact" | "NotOlderThan" }
+        : {}),
     };
     const table = tableVersion(accept);
     const include = (q.get("includeObject") ?? "Metadata") as IncludeObject;
