@@ -83,6 +83,10 @@ export const readOnly: Case[] = [
   { args: ["describe", "nodes"] },
   { args: ["describe", "node", "nope"] },
   { args: ["get"] },
+  { args: ["get", "pods", "-A", "--sort-by=.metadata.uid"] },
+  { args: ["get", "pods", "-A", "-L", "k8s-app", "--no-headers"] },
+  { args: ["api-resources", "-o", "wide"] },
+  { args: ["get", "pod", "nope", "-w", "--request-timeout=2s"] },
 ];
 
 /** sideFiles are the manifests each side's directory holds ({S} is the side marker). */
