@@ -158,6 +158,11 @@ metadata:
 data:
   a: stale
 `,
+  "invalid.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: Bad_Name-{S}
+`,
   "broken.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -178,6 +183,11 @@ export const mutating: Case[] = [
   { args: ["apply", "-f", "app2.yaml"] },
   { args: ["get", "cm", "app-{S}", "-o", "yaml"] },
   { args: ["apply", "-f", "broken.yaml"] },
+  { args: ["apply", "-f", "invalid.yaml"], shows: "is invalid" },
+  { args: ["apply", "-f", "cm.yaml"], shows: "last-applied-configuration annotation" },
+  { args: ["patch", "cm", "cm-{S}", "-p", "{bad"] },
+  { args: ["patch", "cm", "cm-{S}", "--type", "json", "-p", '[{"op":"bogus"}]'] },
+  { args: ["scale", "--replicas=1", "deployment/nope-{S}"] },
   { args: ["patch", "cm", "cm-{S}", "--type", "merge", "-p", '{"data":{"b":"c"}}'] },
   { args: ["patch", "cm", "cm-{S}", "--type", "merge", "-p", '{"data":{"b":"c"}}'] },
   { args: ["patch", "deploy", "dep-{S}", "-p", '{"spec":{"replicas":2}}'] },
