@@ -83,6 +83,10 @@ export const readOnly: Case[] = [
   { args: ["describe", "nodes"] },
   { args: ["describe", "node", "nope"] },
   { args: ["get"] },
+  { args: ["get", "pods", "-A", "--sort-by=.metadata.uid"] },
+  { args: ["get", "pods", "-A", "-L", "k8s-app", "--no-headers"] },
+  { args: ["api-resources", "-o", "wide"] },
+  { args: ["get", "pod", "nope", "-w", "--request-timeout=2s"] },
 ];
 
 /** sideFiles are the manifests each side's directory holds ({S} is the side marker). */
@@ -154,6 +158,11 @@ metadata:
 data:
   a: stale
 `,
+  "invalid.yaml": `apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: Bad_Name-{S}
+`,
   "broken.yaml": `apiVersion: v1
 kind: ConfigMap
 metadata:
@@ -174,6 +183,11 @@ export const mutating: Case[] = [
   { args: ["apply", "-f", "app2.yaml"] },
   { args: ["get", "cm", "app-{S}", "-o", "yaml"] },
   { args: ["apply", "-f", "broken.yaml"] },
+  { args: ["apply", "-f", "invalid.yaml"], shows: "is invalid" },
+  { args: ["apply", "-f", "cm.yaml"], shows: "last-applied-configuration annotation" },
+  { args: ["patch", "cm", "cm-{S}", "-p", "{bad"] },
+  { args: ["patch", "cm", "cm-{S}", "--type", "json", "-p", '[{"op":"bogus"}]'] },
+  { args: ["scale", "--replicas=1", "deployment/nope-{S}"] },
   { args: ["patch", "cm", "cm-{S}", "--type", "merge", "-p", '{"data":{"b":"c"}}'] },
   { args: ["patch", "cm", "cm-{S}", "--type", "merge", "-p", '{"data":{"b":"c"}}'] },
   { args: ["patch", "deploy", "dep-{S}", "-p", '{"spec":{"replicas":2}}'] },

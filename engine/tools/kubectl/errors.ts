@@ -44,8 +44,23 @@ export function standardErrorMessage(err: unknown): string | undefined {
   return undefined;
 }
 
+/** invalidMessage is CheckErr's wording of a 422 Invalid Status (`The ConfigMap "x" is invalid: ...`). */
+function invalidMessage(err: ApiError): string {
+  const d = err.status.details;
+  let s = "The request is invalid";
+  if (!d) return err.status.message !== "" ? `${s}: ${err.status.message}\n` : `${s}\n`;
+  if ((d.kind ?? "") !== "" || (d.name ?? "") !== "") s = `The ${d.kind ?? ""} "${d.name ?? ""}" is invalid`;
+  const causes = (d.causes ?? []).map((c) =>
+    (c.field ?? "") !== "" ? `${c.field}: ${c.message ?? ""}` : (c.message ?? ""),
+  );
+  if (causes.length === 0) return `${s}\n`;
+  if (causes.length === 1) return `${s}: ${causes[0]}\n`;
+  return `${s}: \n${causes.map((c) => `* ${c}\n`).join("")}`;
+}
+
 /** errorMessage is what CheckErr prints for err (with its trailing newline). */
 export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError && err.status.reason === "Invalid") return invalidMessage(err);
   let msg = standardErrorMessage(err);
   if (msg === undefined) {
     msg = err instanceof Error ? err.message : String(err);

@@ -59,6 +59,8 @@ export interface ListOptions {
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
   allNamespaces: boolean;
+  /** includeObject asks a Table's rows to carry the whole object (--sort-by sorts on it). */
+  includeObject?: string;
 }
 
 /** listPath is where a collection is listed, honouring -A. */
@@ -77,6 +79,7 @@ export async function listAll<
       query: {
         labelSelector: o.labelSelector || undefined,
         fieldSelector: o.fieldSelector || undefined,
+        includeObject: o.includeObject,
         limit: "500",
         continue: cont,
       },

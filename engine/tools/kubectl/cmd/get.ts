@@ -19,6 +19,36 @@ import { asList, listAll, listPath, parseResourceArgs, tableAccept, withTypeMeta
 import { responseError } from "../rest.ts";
 import { watchEvents } from "../watch.ts";
 import { MultiError } from "./common.ts";
+import type { JsonValue } from "../../../kube/api/object.ts";
+import { JsonPath } from "../printers/jsonpath.ts";
+import { relaxedJsonPath } from "../printers/printer.ts";
+
+/**
+ * sortBy orders items by a --sort-by field as kubectl compares them (missing fields first, strings bytewise).
+ * Ours is stable; kubectl's sort.Sort is not, so items with equal keys may print in another order.
+ */
+function sortBy<T>(items: T[], expr: string, view: (t: T) => JsonValue): T[] {
+  const path = new JsonPath(relaxedJsonPath(expr));
+  const keyed = items.map((t) => {
+    let v: JsonValue[] = [];
+    try {
+      v = path.findValues(view(t));
+    } catch {
+      v = [];
+    }
+    return { t, k: v.length > 0 ? (v[0] as JsonValue) : undefined };
+  });
+  const less = (a: JsonValue | undefined, b: JsonValue | undefined): boolean => {
+    if (a === undefined) return b !== undefined;
+    if (b === undefined) return false;
+    if (typeof a === "number" && typeof b === "number") return a < b;
+    if (typeof a === "string" && typeof b === "string") return a < b;
+    if (typeof a === "boolean" && typeof b === "boolean") return !a && b;
+    return false;
+  };
+  keyed.sort((p, q) => (less(p.k, q.k) ? -1 : less(q.k, p.k) ? 1 : 0));
+  return keyed.map((x) => x.t);
+}
 
 /** newGetCommand builds `kubectl get`. */
 export function newGetCommand(kube: Kube): Command {
@@ -47,6 +77,12 @@ export function newGetCommand(kube: Kube): Command {
       "Watch for changes to the requested object(s), without listing/getting first.",
     ),
     showLabels: f.bool("show-labels", "", false, "When printing, show all labels as the last column."),
+    labelColumns: f.stringSlice(
+      "label-columns",
+      "L",
+      [],
+      "Accepts a comma separated list of labels that are going to be presented as columns.",
+    ),
     noHeaders: f.bool(
       "no-headers",
       "",
@@ -73,6 +109,7 @@ interface GetOpts {
   watch: () => boolean;
   watchOnly: () => boolean;
   showLabels: () => boolean;
+  labelColumns: () => string[];
   noHeaders: () => boolean;
   raw: () => string;
   ignoreNotFound: () => boolean;
@@ -103,10 +140,12 @@ async function run(kube: Kube, o: GetOpts, args: string[]): Promise<void> {
     const singleItem = requests.length === 1 && requests[0]?.names.length === 1;
     const objects: KubeObject[] = [];
     for (const rq of requests) objects.push(...(await fetchObjects(kube, o, rq, errors)));
+    if (o.sortBy() !== "")
+      objects.splice(0, objects.length, ...sortBy(objects, o.sortBy(), (x) => x as unknown as JsonValue));
     if (singleItem && errors.length > 0) throw errors[0];
     if (!(objects.length === 0 && o.ignoreNotFound())) {
       const obj = singleItem && objects.length === 1 ? (objects[0] as KubeObject) : asList(objects);
-      io.stdout(printGeneric(obj, out));
+      io.stdout(printGeneric(obj, out, false, "", o.noHeaders()));
     }
   }
   if (errors.length > 0) throw new MultiError(errors);
@@ -141,14 +180,19 @@ async function fetchObjects(kube: Kube, o: GetOpts, rq: Request, errors: unknown
 async function fetchTables(kube: Kube, o: GetOpts, rq: Request, errors: unknown[]): Promise<Table[]> {
   const r = rq.resource;
   if (rq.names.length === 0) {
-    return [
-      await listAll<Table>(
-        kube,
-        listPath(kube, r, o.allNamespaces()),
-        { labelSelector: o.selector(), fieldSelector: o.fieldSelector(), allNamespaces: o.allNamespaces() },
-        tableAccept,
-      ),
-    ];
+    const t = await listAll<Table>(
+      kube,
+      listPath(kube, r, o.allNamespaces()),
+      {
+        labelSelector: o.selector(),
+        fieldSelector: o.fieldSelector(),
+        allNamespaces: o.allNamespaces(),
+        ...(o.sortBy() !== "" ? { includeObject: "Object" } : {}),
+      },
+      tableAccept,
+    );
+    if (o.sortBy() !== "") t.rows = sortBy(t.rows, o.sortBy(), (row) => (row.object ?? null) as JsonValue);
+    return [t];
   }
   const out: Table[] = [];
   for (const name of rq.names) {
@@ -185,6 +229,7 @@ async function printTables(
           noHeaders: o.noHeaders(),
           withNamespace: o.allNamespaces() && rq.resource.namespaced,
           showLabels: o.showLabels(),
+          labelColumns: o.labelColumns(),
           ...(withKind ? { kindPrefix: qualifiedKind(rq.resource) } : {}),
         },
         header,
@@ -230,6 +275,7 @@ async function watch(kube: Kube, o: GetOpts, requests: Request[], out: Output): 
     noHeaders: o.noHeaders(),
     withNamespace: o.allNamespaces() && r.namespaced,
     showLabels: o.showLabels(),
+    labelColumns: o.labelColumns(),
   };
   let printedHeader = false;
   let lastColumns = "";
@@ -256,6 +302,8 @@ async function watch(kube: Kube, o: GetOpts, requests: Request[], out: Output): 
     genericCount++;
   };
   const single = rq.names.length === 1 ? (rq.names[0] as string) : undefined;
+  // A named object is read first: a missing one is kubectl's NotFound, not an empty watch.
+  if (single !== undefined) await kube.client().json(resourcePath(r, kube.namespace(), single));
   const listQuery = {
     labelSelector: o.selector() || undefined,
     fieldSelector: single !== undefined ? `metadata.name=${single}` : o.fieldSelector() || undefined,

@@ -105,7 +105,7 @@ export function newApiResourcesCommand(kube: Kube): Command {
       if (!noHeaders()) tw.row(head);
       for (const r of rows) {
         const row = [r.name, r.shortNames.join(","), groupVersion(r), String(r.namespaced), r.kind];
-        if (wide) row.push(`[${r.verbs.join(" ")}]`, r.categories.join(","));
+        if (wide) row.push([...r.verbs].sort().join(","), r.categories.join(","));
         tw.row(row);
       }
       kube.io.stdout(tw.flush());

@@ -131,8 +131,15 @@ export function newScaleCommand(kube: Kube): Command {
       const errors: unknown[] = [];
       for (const rq of await parseResourceArgs(kube, args)) {
         for (const name of rq.names) {
-          const path = `${resourcePath(rq.resource, kube.namespace(), name)}/scale`;
+          const objPath = resourcePath(rq.resource, kube.namespace(), name);
+          const path = `${objPath}/scale`;
           try {
+            await kube
+              .client()
+              .json(objPath)
+              .catch((e: unknown) => {
+                throw new KubectlError(`no objects passed to scale ${e instanceof Error ? e.message : String(e)}`);
+              });
             const spec: Record<string, unknown> = { replicas: replicas() };
             const body: Record<string, unknown> = { spec };
             if (resourceVersion() !== "" || currentReplicas() >= 0) {
@@ -192,11 +199,14 @@ export function newPatchCommand(kube: Kube): Command {
         throw new KubectlError("must specify --patch or --patch-file containing the contents of the patch");
       const ct = patchTypes[type()];
       if (!ct) throw new KubectlError(`--type must be one of [json merge strategic], not "${type()}"`);
-      let patchJson: unknown;
-      try {
-        patchJson = parseYaml(patch());
-      } catch (e) {
-        throw new KubectlError(`unable to parse "${patch()}": ${(e as Error).message}`);
+      // apimachinery's yaml.ToJSON: text that looks like JSON goes to the server as it is.
+      let body = patch();
+      if (!/^\s*[{[]/.test(body)) {
+        try {
+          body = JSON.stringify(parseYaml(body));
+        } catch (e) {
+          throw new KubectlError(`unable to parse "${patch()}": ${(e as Error).message}`);
+        }
       }
       const out = parseOutput(output(), createFormats);
       const errors: unknown[] = [];
@@ -207,7 +217,7 @@ export function newPatchCommand(kube: Kube): Command {
             const before = await kube.client().json<KubeObject>(path);
             const after = await kube.client().json<KubeObject>(path, {
               method: "PATCH",
-              body: JSON.stringify(patchJson),
+              body,
               contentType: ct,
               query: writeQuery("kubectl-patch", "none"),
             });

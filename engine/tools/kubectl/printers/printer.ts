@@ -96,7 +96,7 @@ export function nameOf(obj: KubeObject): string {
  * printGeneric prints an object (or a List) with a non-table printer. `typed` keeps the object's field
  * order in JSON (objects kubectl built itself); server objects print with sorted keys.
  */
-export function printGeneric(obj: KubeObject, out: Output, typed = false, operation = ""): string {
+export function printGeneric(obj: KubeObject, out: Output, typed = false, operation = "", noHeaders = false): string {
   switch (out.kind) {
     case "yaml":
       return marshalYaml(obj as unknown as JsonValue);
@@ -122,7 +122,7 @@ export function printGeneric(obj: KubeObject, out: Output, typed = false, operat
     case "custom-columns": {
       const items = obj.kind === "List" ? ((obj["items"] as unknown as KubeObject[]) ?? []) : [obj];
       const tw = new TableWriter();
-      tw.row(out.headers);
+      if (!noHeaders) tw.row(out.headers);
       for (const it of items) {
         tw.row(
           out.paths.map((p) => {

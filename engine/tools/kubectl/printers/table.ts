@@ -61,6 +61,8 @@ export interface TableOptions {
   noHeaders: boolean;
   withNamespace: boolean;
   showLabels: boolean;
+  /** labelColumns are -L keys, each printed as its own column. */
+  labelColumns?: string[];
   /** kindPrefix is `pod` or `deployment.apps` when names print as kind/name. */
   kindPrefix?: string;
 }
@@ -90,6 +92,7 @@ export function addTable(tw: TableWriter, t: Table, o: TableOptions, header: boo
   if (header && !o.noHeaders && t.rows.length > 0) {
     const h = cols.map((c) => c.name.toUpperCase());
     if (o.withNamespace) h.unshift("NAMESPACE");
+    for (const l of o.labelColumns ?? []) h.push((l.split("/").pop() as string).toUpperCase());
     if (o.showLabels) h.push("LABELS");
     tw.row(h);
   }
@@ -99,6 +102,7 @@ export function addTable(tw: TableWriter, t: Table, o: TableOptions, header: boo
       return c.i === nameCol ? `${o.kindPrefix}/${cellText(v)}` : cellText(v);
     });
     if (o.withNamespace) cells.unshift(r.object?.metadata?.namespace ?? "");
+    for (const l of o.labelColumns ?? []) cells.push(r.object?.metadata?.labels?.[l] ?? "");
     if (o.showLabels) cells.push(formatLabels(r.object?.metadata?.labels));
     tw.row(cells);
   }
