@@ -16,11 +16,30 @@ import type { Timings } from "./timings.ts";
 const hashLabel = "pod-template-hash";
 const revisionAnnotation = "deployment.kubernetes.io/revision";
 
-/** withoutHash is a template with the pod-template-hash label removed (what a Deployment's own looks like). */
+/** pruned drops empty objects, empty arrays and nulls: a defaulted `securityContext: {}` equals an absent one. */
+function pruned(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    const a = v.map(pruned).filter((x) => x !== undefined);
+    return a.length ? a : undefined;
+  }
+  if (v && typeof v === "object") {
+    const entries = Object.entries(v)
+      .map(([k, x]) => [k, pruned(x)] as const)
+      .filter(([, x]) => x !== undefined);
+    return entries.length ? Object.fromEntries(entries) : undefined;
+  }
+  return v === null ? undefined : v;
+}
+
+/**
+ * withoutHash is a template with the pod-template-hash label removed (what a Deployment's own looks like), in
+ * a form where defaulting differences (an empty securityContext written by one apiserver path and not
+ * another) do not count, as both sides are defaulted alike in kube-apiserver.
+ */
 function withoutHash(t: PodTemplate | undefined): string {
   const labels = { ...(t?.metadata?.labels ?? {}) };
   delete labels[hashLabel];
-  return canonicalJson({ ...(t ?? {}), metadata: { ...(t?.metadata ?? {}), labels } });
+  return canonicalJson(pruned({ ...(t ?? {}), metadata: { ...(t?.metadata ?? {}), labels } }) ?? {});
 }
 
 interface RsSpec {
