@@ -289,7 +289,9 @@ async function kube(c: Client, o: Output, args: string[]): Promise<number> {
     case "kubelet-restart": {
       if (!target) throw new UsageError("expected a node name (see kubectl get nodes) or --all");
       await c.call("POST", `${c.sessionPath}/kube/kubelet-restart/${encodeURIComponent(target)}`);
-      o.out(`kubelet on ${target === "--all" ? "every node" : target} restarted (simulated): caches dropped, pods re-listed`);
+      o.out(
+        `kubelet on ${target === "--all" ? "every node" : target} restarted (simulated): caches dropped, pods re-listed`,
+      );
       return 0;
     }
     default:

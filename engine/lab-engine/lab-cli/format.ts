@@ -185,6 +185,11 @@ export function formatEvent(e: LabEvent): string {
       return `${head} ${e.node} ${e.component}: ${e.reason} (${e.initiator})`;
     default:
       // The control plane's events (kube.*): their fields, in the order they were written.
-      return [head, ...Object.entries(e).filter(([k]) => !["seq", "at", "type"].includes(k)).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`)].join(" ");
+      return [
+        head,
+        ...Object.entries(e)
+          .filter(([k]) => !["seq", "at", "type"].includes(k))
+          .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`),
+      ].join(" ");
   }
 }
