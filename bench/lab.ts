@@ -5,7 +5,12 @@
 //   3. RSS and PSS of one session (3 members + 1 shell)
 //   4. 20 sessions at once: time until all are ready (with a prompt), and their total RSS and PSS
 //   5. (1) and (2) again with a warm pool of one cluster refilled before each create ("hot start"), labelled warm
+//   6. with the simulated control plane (apiserver, kubelets, controllers): cold create → prompt (median, p90 of
+//      10; target ≤ 1.5 s), and one session's memory: its processes' PSS plus the lab server's growth per session
+//      (the control plane runs inside the server), over 5 sessions after a GC (target ≤ 150 MiB PSS)
 // The median end of each start-up phase is printed too (LabSession.bootTimeline plus "session" and "prompt").
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +30,18 @@ const task = {
 };
 const plain = defineLab({ id: "bench", title: "bench", cluster: { members: 3 }, tasks: [task] });
 const kube = defineLab({ id: "bench-kube", title: "bench kube", cluster: { members: 3, kube: true }, tasks: [task] });
+const controlPlane = defineLab({
+  id: "bench-cp",
+  title: "bench control plane",
+  cluster: { members: 3, kube: true, controlPlane: true },
+  tasks: [task],
+});
+
+/** gc collects garbage before a heap measurement (V8's --expose-gc, switched on here for the bench only). */
+const gc: () => void = (() => {
+  setFlagsFromString("--expose-gc");
+  return runInNewContext("gc") as () => void;
+})();
 
 /**
  * memBytes reads a process's resident set size and its proportional set size (Linux /proc; 0 when it is gone).
@@ -105,6 +122,14 @@ interface Result {
   createP90Ms: number;
   kubeMedianMs: number;
   sessionRss: { rss: number; pss: number };
+  /** cp is a session with the control plane: cold create → prompt, and its memory (processes + in the server). */
+  cp: {
+    medianMs: number;
+    p90Ms: number;
+    phases: string;
+    procs: { rss: number; pss: number };
+    server: { rss: number; pss: number };
+  };
   many: { n: number; ready: number; failures: string[]; allReadyMs: number; totalRss: { rss: number; pss: number } };
 }
 
@@ -139,7 +164,7 @@ async function benchWarm(
 
 async function benchBackend(backend: Backend): Promise<Result> {
   const home = mkdtempSync(join(tmpdir(), "etcd-lab-bench-"));
-  const m = manager(backend, [plain, kube], home);
+  const m = manager(backend, [plain, kube, controlPlane], home);
   try {
     const times: number[] = [];
     const runs: BootPhase[][] = [];
@@ -164,6 +189,37 @@ async function benchBackend(backend: Backend): Promise<Result> {
       kubeTimes.push(performance.now() - t0);
       await m.destroy(k.id);
     }
+
+    // With the control plane (apiserver, kubelets, controllers): cold create → prompt, then the memory of one
+    // such session: its processes' share, and what the lab server's own process grew by per session (the
+    // apiserver and the simulation run inside it), measured over five sessions after a GC.
+    const cpTimes: number[] = [];
+    const cpRuns: BootPhase[][] = [];
+    for (let i = 0; i < 10; i++) {
+      const run: BootPhase[] = [];
+      cpRuns.push(run);
+      const t0 = performance.now();
+      const k = await ready(m, "one", "bench-cp", run);
+      cpTimes.push(performance.now() - t0);
+      await m.destroy(k.id);
+    }
+    gc();
+    const serverBefore = memBytes(process.pid);
+    const cps: LabSession[] = [];
+    for (let i = 0; i < 5; i++) cps.push(await ready(m, `cp-${i}`, "bench-cp"));
+    await new Promise((r) => setTimeout(r, 5000)); // leader elections, first renewals, watch caches filled
+    gc();
+    const serverAfter = memBytes(process.pid);
+    const cpProcs = memOf(cps.flatMap((x) => x.pids()));
+    for (const x of cps) await m.destroy(x.id);
+    const per = (b: number) => b / cps.length;
+    const cp = {
+      medianMs: quantile(cpTimes, 0.5),
+      p90Ms: quantile(cpTimes, 0.9),
+      phases: breakdown(cpRuns),
+      procs: { rss: per(cpProcs.rss), pss: per(cpProcs.pss) },
+      server: { rss: per(serverAfter.rss - serverBefore.rss), pss: per(serverAfter.pss - serverBefore.pss) },
+    };
 
     // Warm: the same with a warm pool of one cluster, refilled (in the background) before each create.
     const warm = await benchWarm(backend, home, plain, 10);
@@ -194,6 +250,7 @@ async function benchBackend(backend: Backend): Promise<Result> {
       createP90Ms: quantile(times, 0.9),
       kubeMedianMs: quantile(kubeTimes, 0.5),
       sessionRss,
+      cp,
       many: { n, ready: sessions.length, failures: [...new Set(failures)], allReadyMs, totalRss },
     };
   } finally {
@@ -224,6 +281,15 @@ export async function benchLab(): Promise<void> {
     );
     console.log(
       `memory of one session (3 members + 1 shell): RSS ${mib(r.sessionRss.rss)}, PSS ${mib(r.sessionRss.pss)}`,
+    );
+    console.log(
+      `with the control plane (apiserver, kubelets, controllers): cold create → prompt median ${ms(r.cp.medianMs)}, ` +
+        `p90 ${ms(r.cp.p90Ms)} (10 runs; target ≤ 1500 ms); phases ${r.cp.phases}`,
+    );
+    console.log(
+      `  memory of one such session: processes RSS ${mib(r.cp.procs.rss)} / PSS ${mib(r.cp.procs.pss)}, ` +
+        `lab server growth RSS ${mib(r.cp.server.rss)} / PSS ${mib(r.cp.server.pss)}; ` +
+        `total PSS ${mib(r.cp.procs.pss + r.cp.server.pss)} (target ≤ 150 MiB; 5 sessions)`,
     );
     console.log(
       `${r.many.n} sessions at once: ${r.many.ready} ready in ${ms(r.many.allReadyMs)}, ` +
