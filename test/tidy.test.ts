@@ -108,6 +108,14 @@ describe("import rules between the products (eslint.config.js)", () => {
     ["site/src/lib/x.ts", "../../../lab/lab-format.ts", false],
     ["lab/09-x/lab.ts", "../lab-format.ts", true],
     ["lab/09-x/lab.ts", "../../engine/lab-engine/index.ts", false],
+    ["engine/store/server/x.ts", "../../kube/api/codec.ts", false],
+    ["engine/kube/apiserver/x.ts", "../../store/client/index.ts", true],
+    ["engine/kube/apiserver/x.ts", "../../store/mvcc/bytes.ts", false],
+    ["engine/kube/sim/x.ts", "../../lab-engine/types/event-types.ts", false],
+    ["engine/kube/sim/x.ts", "../../tools/cobra/io.ts", false],
+    ["engine/tools/auger/x.ts", "../../kube/api/codec.ts", true],
+    ["engine/tools/kubectl/x.ts", "../../kube/apiserver/rest.ts", false],
+    ["engine/lab-engine/kube/x.ts", "../../kube/apiserver/apiserver.ts", true],
   ];
   it.each(cases)("%s importing %s: allowed %s", async (file, spec, allowed) => {
     const broken = await violations(file, `import "${spec}";\n`);
