@@ -58,11 +58,13 @@ export class ApiServer {
   private readonly storage: Storage;
   private readonly core: Core;
   private readonly rest: Rest;
-  private readonly compactor: Compactor;
+  private compactor: Compactor;
+  private readonly timeoutMs: number;
   private readonly now: () => number;
   private readonly emit: (e: KubeEvent) => void;
   private boundPort: number;
   private up = false;
+  private readonly resetLeases: () => void;
 
   private constructor(private readonly o: ApiServerOptions) {
     this.now = o.now ?? Date.now;
@@ -75,7 +77,9 @@ export class ApiServer {
     };
     this.boundPort = o.port ?? 0;
     const timeoutMs = o.requestTimeoutMs ?? 60_000;
-    const leases = new LeaseManager(o.etcd, this.now, timeoutMs);
+    this.timeoutMs = timeoutMs;
+    let leases = new LeaseManager(o.etcd, this.now, timeoutMs);
+    this.resetLeases = () => (leases = new LeaseManager(o.etcd, this.now, timeoutMs));
     this.storage = new Storage({
       etcd: o.etcd,
       encryption: o.encryption,
@@ -101,6 +105,7 @@ export class ApiServer {
           return ips.allocate();
         },
       },
+      nodePorts: { allocate: () => 30000 + Math.floor(Math.random() * 2768) },
       resources: () => this.registry.all().map((s) => s.info),
       consistentWaitMs: 3000,
     });
@@ -169,6 +174,9 @@ export class ApiServer {
     const addr = server.address();
     if (addr && typeof addr === "object") this.boundPort = addr.port;
     this.server = server;
+    // A restarted apiserver is a new process: a fresh compactor clock and no event lease to reuse.
+    this.compactor = new Compactor(this.o.etcd, this.timeoutMs);
+    this.resetLeases();
     this.startCaches();
     const interval = this.o.compactionIntervalMs ?? defaultCompactionIntervalMs;
     if (interval > 0) {
