@@ -428,6 +428,7 @@ export class Core {
       return next;
     });
   }
+
   /** delete removes an object (Txn on the mod_revision read); a namespace takes its objects with it. */
   async delete(
     s: Served,

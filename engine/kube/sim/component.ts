@@ -81,7 +81,9 @@ export class ControlPlaneComponent {
   async stop(): Promise<void> {
     this.abort?.abort();
     this.abort = null;
-    await this.loop;
+    // A call hanging on a stuck etcd may hold the loop for the apiserver's request timeout: wait 1 s at most
+    // (once aborted, the loop starts no work and arms no timer).
+    await Promise.race([this.loop, sleep(this.cfg.clock, 1_000)]);
     this.state = "stopped";
   }
 

@@ -74,6 +74,12 @@ export class Informer {
     if (!cur || Number(cur.metadata.resourceVersion) < Number(o.metadata.resourceVersion)) this.cache.set(keyOf(o), o);
   }
 
+  /** assume overwrites a cached object with what the component knows it will become (the scheduler's
+   * assumed pods): the watch event that follows replaces it. */
+  assume(o: KubeObject): void {
+    this.cache.set(keyOf(o), o);
+  }
+
   private retry(): void {
     if (this.stopped) return;
     const wait = this.backoff;

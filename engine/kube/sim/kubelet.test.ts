@@ -186,3 +186,20 @@ describe("simulated kubelet after an etcd restore", () => {
     kubelet.stop();
   });
 });
+
+describe("simulated kubelet registration", () => {
+  it("registers its Node when the API has none, then posts Ready", async () => {
+    const { clock, api, kubelet } = setup();
+    await api.delete("nodes", "", "worker-1");
+    kubelet.start();
+    await clock.until(() => api.objectsOf("nodes").length === 1, 1_000);
+    await clock.advance(10_000);
+    const [node] = api.objectsOf("nodes");
+    expect(node?.metadata.labels?.["kubernetes.io/hostname"]).toBe("worker-1");
+    expect(node?.["spec"]).toMatchObject({ podCIDR: "10.244.1.0/24" });
+    const conds = (node?.["status"] as { conditions: { type: string; status: string }[] }).conditions;
+    expect(conds.find((c) => c.type === "Ready")?.status).toBe("True");
+    expect(lease(api)?.metadata.ownerReferences).toMatchObject([{ kind: "Node", uid: node?.metadata.uid }]);
+    kubelet.stop();
+  });
+});

@@ -4,7 +4,7 @@
 // its NodeRuntime match: new pods start, pods gone from the API stop, but only on a successful sync, so pods
 // keep running through any outage. Pod status goes to pods/status as soon as it changes locally, or on the
 // next successful sync. restart() is `systemctl restart kubelet`: caches dropped, the API re-listed.
-import type { KubeClient } from "../api/client.ts";
+import { ApiError, type KubeClient } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Clock, Timer } from "./clock.ts";
 import { rfc3339 } from "./clock.ts";
@@ -122,8 +122,7 @@ export class Kubelet {
       () => void this.syncPods(),
     );
     this.informer.start();
-    void this.syncNodeStatus();
-    void this.leases.sync(abort.signal);
+    void this.syncNodeStatus().then(() => this.leases.sync(abort.signal));
   }
 
   /** stop ends every loop; the node's runtime keeps its pods. */
@@ -188,7 +187,12 @@ export class Kubelet {
     const { client, clock, timings } = this.cfg;
     const now = clock.now();
     try {
-      const node = await client().get("nodes", "", this.name);
+      const node = await client()
+        .get("nodes", "", this.name)
+        .catch((err: unknown) => {
+          if (err instanceof ApiError && err.code === 404) return this.registerNode();
+          throw err;
+        });
       this.leases.nodeUid = node.metadata.uid ?? "";
       const spec = (node["spec"] ?? {}) as { podCIDR?: string };
       if (spec.podCIDR) this.podCIDR = spec.podCIDR;
@@ -215,6 +219,36 @@ export class Kubelet {
     } catch (err) {
       this.statusError = errorText(err);
     }
+  }
+
+  /** registerNode creates the Node when the API has none (a fresh node, or one lost in an etcd restore). */
+  private registerNode(): Promise<KubeObject> {
+    const { node } = this.cfg;
+    return this.cfg.client().create("nodes", "", {
+      apiVersion: "v1",
+      kind: "Node",
+      metadata: {
+        name: node.name,
+        labels: {
+          "beta.kubernetes.io/arch": "amd64",
+          "beta.kubernetes.io/os": "linux",
+          "kubernetes.io/arch": "amd64",
+          "kubernetes.io/hostname": node.name,
+          "kubernetes.io/os": "linux",
+        },
+        annotations: {
+          "node.alpha.kubernetes.io/ttl": "0",
+          "volumes.kubernetes.io/controller-managed-attach-detach": "true",
+        },
+      },
+      spec: { podCIDR: node.podCIDR, podCIDRs: [node.podCIDR] },
+      status: {
+        addresses: [
+          { type: "InternalIP", address: node.internalIP },
+          { type: "Hostname", address: node.name },
+        ],
+      },
+    });
   }
 
   // --- pods -------------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 // NodeLeaseController is the kubelet's node Lease heartbeat (component-helpers' lease controller): every renew
 // interval it updates the Lease from the last one it wrote (no GET); on a 409 it re-gets and retries (up to 5
 // updates); when the API fails it gets-or-creates the Lease with backoff (200 ms doubling to 7 s) until it
-// succeeds. A new Lease is owned by its Node. Every attempt's outcome goes to a RenewStreak.
+// succeeds. A new Lease is owned by its Node, so it is created only once the Node's uid is known. Every attempt's outcome goes to a RenewStreak.
 import { ApiError, type KubeClient } from "../api/client.ts";
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import type { Clock } from "./clock.ts";
@@ -89,6 +89,7 @@ export class NodeLeaseController {
           return { lease: await this.client().get("leases", "kube-node-lease", this.node), created: false };
         } catch (err) {
           if (!(err instanceof ApiError && err.code === 404)) throw err;
+          if (!this.nodeUid) return null; // a new Lease is owned by its Node: not this time, next interval
           const lease = await this.client().create("leases", "kube-node-lease", this.newLease(null));
           this.streak.ok(now);
           return { lease, created: true };

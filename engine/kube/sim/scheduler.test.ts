@@ -44,7 +44,7 @@ describe("simulated scheduler", () => {
     s.start();
     await clock.until(() => s.status().leader, 5_000);
     await api.create("pods", "default", podFixture("default", "b", "nginx"));
-    await clock.until(() => !!nodeOf(api, "b"), 5_000);
+    await clock.until(() => api.objectsOf("events", "default").some((e) => e["reason"] === "Scheduled"), 5_000);
     expect(nodeOf(api, "b")).toBe("worker-1"); // the only node without an untolerated taint
     const scheduled = api.objectsOf("events", "default").find((e) => e["reason"] === "Scheduled");
     expect(scheduled).toMatchObject({

@@ -1,7 +1,7 @@
 // The simulated kube-scheduler's work while leader: every pod without spec.nodeName (and for the default
 // scheduler) is bound to the least-loaded Ready node that matches its nodeSelector and whose taints it tolerates, through pods/binding, with the
 // real `Scheduled` event; a pod that fits nowhere gets `FailedScheduling` with the scheduler's message shape.
-import type { KubeClient } from "../api/client.ts";
+import { ApiError, type KubeClient } from "../api/client.ts";
 import type { KubeObject } from "../api/object.ts";
 import type { Clock } from "./clock.ts";
 import { involved, type EventRecorder } from "./events.ts";
@@ -113,17 +113,27 @@ export function schedulerWork(
         const node = best.metadata.name ?? "";
         const ns = pod.metadata.namespace ?? "";
         const name = pod.metadata.name ?? "";
-        await client().create(
-          "pods",
-          ns,
-          {
-            apiVersion: "v1",
-            kind: "Binding",
-            metadata: { name, namespace: ns, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) },
-            target: { apiVersion: "v1", kind: "Node", name: node },
-          },
-          "binding",
-        );
+        const bound = await client()
+          .create(
+            "pods",
+            ns,
+            {
+              apiVersion: "v1",
+              kind: "Binding",
+              metadata: { name, namespace: ns, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) },
+              target: { apiVersion: "v1", kind: "Node", name: node },
+            },
+            "binding",
+          )
+          .then(
+            () => true,
+            (err: unknown) => {
+              if (err instanceof ApiError && err.code === 409) return false; // bound meanwhile: the watch will say
+              throw err;
+            },
+          );
+        if (!bound) continue;
+        cache("pods").assume({ ...pod, spec: { ...(pod["spec"] as object), nodeName: node } });
         failed.delete(key);
         load.set(node, (load.get(node) ?? 0) + 1);
         void recorder.record(involved(pod), "Normal", "Scheduled", `Successfully assigned ${ns}/${name} to ${node}`);

@@ -21,8 +21,8 @@ const fast: Partial<Timings> = {
   nodeLeaseBackoffMaxMs: 300,
   nodeStatusUpdateMs: 300,
   podStatusSyncMs: 300,
-  leaderLeaseDurationMs: 6_000,
-  leaderRenewDeadlineMs: 4_000,
+  leaderLeaseDurationMs: 9_000,
+  leaderRenewDeadlineMs: 6_000,
   leaderRetryPeriodMs: 300,
   nodeMonitorPeriodMs: 300,
   nodeMonitorGracePeriodMs: 2_500,
@@ -185,7 +185,10 @@ describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and et
     try {
       await waitFor(
         "a failed NotReady attempt",
-        () => events.slice(from).some((e) => e.type === "kube.node.notready.attempt" && e.result === "failed"),
+        () =>
+          events
+            .slice(from)
+            .some((e) => e.type === "kube.node.notready.attempt" && e.node === "worker-1" && e.result === "failed"),
         20_000,
       );
       await waitFor(
@@ -197,7 +200,7 @@ describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and et
             .some((e) => e.type === "kube.lease.renew.failed" && e.component === "kube-controller-manager"),
         20_000,
       );
-      const attempt = events.slice(from).find((e) => e.type === "kube.node.notready.attempt");
+      const attempt = events.slice(from).find((e) => e.type === "kube.node.notready.attempt" && e.node === "worker-1");
       expect(attempt).toMatchObject({ node: "worker-1", result: "failed" });
       expect((attempt as { message: string }).message).toMatch(/^would mark NotReady: write failed: .+/);
       await waitFor(
@@ -224,7 +227,10 @@ describe.skipIf(!etcdAvailable())("KubeSimulation over the real apiserver and et
     );
     await waitFor(
       "worker-1 marked NotReady for real",
-      () => events.slice(back).some((e) => e.type === "kube.node.notready.attempt" && e.result === "ok"),
+      () =>
+        events
+          .slice(back)
+          .some((e) => e.type === "kube.node.notready.attempt" && e.node === "worker-1" && e.result === "ok"),
       20_000,
     );
     const n1 = await k.get("nodes", "", "worker-1");
