@@ -53,6 +53,8 @@ export interface PodRow {
   onNode: { node: string; phase: string; podIP: string; restarts: number; ready: boolean } | null;
   /** inApi is the pod as the API answered (null: not in the API, or the API did not answer). */
   inApi: { nodeName: string; phase: string; podIP: string; restarts: number } | null;
+  /** mirror marks a static pod's mirror (kubernetes.io/config.mirror): its master's kubelet runs it from a manifest. */
+  mirror: boolean;
   simulated: true;
 }
 
@@ -250,7 +252,7 @@ export class KubeSimulation {
     const row = (ns: string, name: string) => {
       const k = `${ns}/${name}`;
       let r = rows.get(k);
-      if (!r) rows.set(k, (r = { namespace: ns, name, onNode: null, inApi: null, simulated: true }));
+      if (!r) rows.set(k, (r = { namespace: ns, name, onNode: null, inApi: null, mirror: false, simulated: true }));
       return r;
     };
     for (const [node, rt] of this.runtimes) {
@@ -267,7 +269,11 @@ export class KubeSimulation {
     let apiError = "";
     try {
       const list = await this.opts.clientFor({ component: "lab", host: "" }).list("pods", "");
-      for (const p of list.items) row(p.metadata.namespace ?? "", p.metadata.name ?? "").inApi = apiView(p);
+      for (const p of list.items) {
+        const r = row(p.metadata.namespace ?? "", p.metadata.name ?? "");
+        r.inApi = apiView(p);
+        r.mirror = Boolean(p.metadata.annotations?.["kubernetes.io/config.mirror"]);
+      }
     } catch (err) {
       apiError = errorText(err);
     }

@@ -34,10 +34,10 @@ describe("kube seed plan", () => {
 
   it("is byte-for-byte the pinned keyspace for seeds 1 and 42, plain and with encrypted secrets", () => {
     expect([planDigest(1, false), planDigest(1, true), planDigest(42, false), planDigest(42, true)]).toEqual([
-      "06bc23c553fc240fb811a5d48dde41e2e6b2d8af19ad03b00bb3e7c5ddd3be8d",
-      "9f1a38a11a6052a143f56d15975b7137e1c0f1ac4d0ecbe69e92ba0a9f01d2a0",
-      "111bf2d0fd0af3ee93551bfc1c141366b28bce637f84d35351523beef4aaee2b",
-      "c8c925e0e50177a67c1a92d30c4c542c0979d09c0dea589682cc188af563cbc2",
+      "59ec5fdc6bedf10d5144693c056183132d8a21f0087a978a682c3d31f8f57934",
+      "d48ffbad79a2b6fdde0876a7c9ff43c07f610108cded8a8fa9d09f5bf6d8715d",
+      "f948450af19bfe6ca4bbb8ee462ef7da560542bd1f1a38bb90e2bb93b5374639",
+      "3600e3b6e25282be389c1fd56da4c10bbfb35fc50242ba3bd90c50b95108e513",
     ]);
   });
 
@@ -52,8 +52,8 @@ describe("kube seed plan", () => {
       "/registry/secrets/web/db-credentials",
       "/registry/serviceaccounts/kube-system/coredns",
       "/registry/namespaces/kube-node-lease",
-      "/registry/minions/worker-1",
-      "/registry/leases/kube-node-lease/worker-2",
+      "/registry/minions/k8s-node-1",
+      "/registry/leases/kube-node-lease/k8s-node-2",
       "/registry/leases/kube-system/kube-scheduler",
       "/registry/clusterroles/cluster-admin",
       "/registry/clusterrolebindings/system:coredns",

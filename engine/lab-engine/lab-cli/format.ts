@@ -82,7 +82,7 @@ export function kubeStatusText(s: ControlPlaneStatus, now = Date.now()): string 
 export function kubePodsTable(v: PodsView): string {
   const rows = v.rows.map((r) => [
     `${r.namespace}/${r.name}`,
-    r.onNode ? `${r.onNode.phase} on ${r.onNode.node}` : "not running",
+    r.onNode ? `${r.onNode.phase} on ${r.onNode.node}` : r.mirror ? "static pod: lab kube static-pods" : "not running",
     r.onNode ? String(r.onNode.restarts) : "",
     r.inApi ? `${r.inApi.phase}${r.inApi.nodeName ? ` on ${r.inApi.nodeName}` : ""}` : v.apiError ? "?" : "not in API",
     r.onNode?.podIP || r.inApi?.podIP || "",

@@ -3,7 +3,7 @@
 // name them (<replicaset>-<5 chars>, <daemonset>-<5 chars>) and get pod IPs from their node's pod CIDR.
 import * as k from "../k8s-objects.ts";
 import type { Meta, PodSpecLite } from "../k8s-objects.ts";
-import type { SeedWriter } from "../seed-writer.ts";
+import { iso, type SeedWriter } from "../seed-writer.ts";
 import { kubeletVersion, type KubeNode } from "./cluster.ts";
 
 /** SeedPod is a seeded pod, as the workload writes events about it and Services select it. */
@@ -109,9 +109,17 @@ class Workloads {
   ) {}
 
   /** pod writes a running Pod on `spec.nodeName`; a controller's pod also gets its generateName. */
-  pod(ns: string, name: string, spec: PodSpecLite, labels: Record<string, string>, owner?: OwnerRef): void {
+  pod(
+    ns: string,
+    name: string,
+    spec: PodSpecLite,
+    labels: Record<string, string>,
+    owner?: OwnerRef,
+    annotations?: Record<string, string>,
+  ): void {
     const m = this.w.meta(name, ns, {
       labels,
+      ...(annotations ? { annotations } : {}),
       ...(owner ? { owner, generateName: name.slice(0, name.lastIndexOf("-") + 1) } : {}),
     });
     const node = this.nodes.findIndex((n) => n.name === spec.nodeName);
@@ -125,7 +133,14 @@ class Workloads {
   staticPod(component: string, image: string, nodeName: string): void {
     const containers = [{ name: component, image, requests: { cpu: "100m" } }];
     const spec = { containers, nodeName, hostNetwork: true, priorityClassName: "system-node-critical" };
-    this.pod("kube-system", `${component}-${nodeName}`, spec, { component, tier: "control-plane" });
+    // A mirror pod carries the kubelet's config annotations: the hash of the manifest it mirrors, and its source.
+    const hash = this.w.uuid().replace(/-/g, "");
+    this.pod("kube-system", `${component}-${nodeName}`, spec, { component, tier: "control-plane" }, undefined, {
+      "kubernetes.io/config.hash": hash,
+      "kubernetes.io/config.mirror": hash,
+      "kubernetes.io/config.seen": iso(this.w.now),
+      "kubernetes.io/config.source": "file",
+    });
   }
 
   /** daemonSet writes a kube-system DaemonSet on the host network and its pod on every node. */
