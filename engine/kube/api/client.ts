@@ -49,6 +49,8 @@ export interface ListOptions {
   fieldSelector?: string;
   /** resourceVersion "0" reads from the watch cache (may be stale); absent or "" reads from etcd. */
   resourceVersion?: string;
+  /** resourceVersionMatch "Exact" lists at exactly resourceVersion: an etcd read at that revision (410 once compacted). */
+  resourceVersionMatch?: "Exact" | "NotOlderThan";
 }
 
 /** ObjectList is a list answer: its resourceVersion is the etcd header revision. */

@@ -105,6 +105,7 @@ export class ApiServer {
           return ips.allocate();
         },
       },
+      nodePorts: { allocate: () => 30000 + Math.floor(Math.random() * 2768) },
       resources: () => this.registry.all().map((s) => s.info),
       consistentWaitMs: 3000,
     });

@@ -6,8 +6,16 @@ import type { ListOptions, ObjectList, WatchEvent } from "../api/client.ts";
 import { UnknownFieldsError, unknownFields } from "../api/codec.ts";
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import { apiVersionOf, builtinResources, etcdKey, etcdListPrefix, type ResourceInfo } from "../api/resources.ts";
-import { applyDefaults, hasGeneration, prepareForUpdate, resetStatusOnCreate, type ServiceIPs } from "./defaults.ts";
+import {
+  applyDefaults,
+  hasGeneration,
+  prepareForUpdate,
+  resetStatusOnCreate,
+  type NodePorts,
+  type ServiceIPs,
+} from "./defaults.ts";
 import { generateName, metaErrors } from "./names.ts";
+import { fieldErrors } from "./validation.ts";
 import { jsonPatch, mergePatch, PatchError, strategicMergePatch } from "./patch.ts";
 import type { Served } from "./registry.ts";
 import { fieldSelector, labelSelector, type Selector } from "./selectors.ts";
@@ -60,6 +68,7 @@ export interface CoreDeps {
   cacheFor: (r: ResourceInfo) => WatchCache | undefined;
   now: () => number;
   serviceIPs: ServiceIPs;
+  nodePorts: NodePorts;
   /** resources are the served resources (a namespace's deletion takes the objects of each with it). */
   resources: () => ResourceInfo[];
   /** consistentWaitMs bounds how long a consistent read waits for the cache to catch up. */
@@ -75,7 +84,7 @@ export function rfc3339(ms: number): string {
 
 function selectorFor(r: ResourceInfo, opts: ListOptions): Selector {
   const labels = labelSelector(opts.labelSelector);
-  const fields = fieldSelector(r, opts.fieldSelector, opts.labelSelector ?? "");
+  const fields = fieldSelector(r, opts.fieldSelector);
   return (o) => labels(o) && fields(o);
 }
 
@@ -86,6 +95,10 @@ function withType(r: ResourceInfo, obj: KubeObject): KubeObject {
 /** Core serves the resource operations. */
 export class Core {
   constructor(private readonly d: CoreDeps) {}
+
+  private defaultCtx() {
+    return { serviceIPs: this.d.serviceIPs, nodePorts: this.d.nodePorts };
+  }
 
   /** get reads one object; resourceVersion "0" may answer from the watch cache. */
   async get(s: Served, namespace: string, name: string, resourceVersion?: string): Promise<KubeObject> {
@@ -106,7 +119,14 @@ export class Core {
     const cache = this.d.cacheFor(r);
     let items: KubeObject[];
     let rv: number;
-    if (opts.resourceVersion && opts.resourceVersion !== "" && cache?.ready) {
+    if (opts.resourceVersionMatch === "Exact") {
+      const at = Number(opts.resourceVersion ?? "");
+      if (!Number.isInteger(at) || at <= 0)
+        badRequest(`resourceVersionMatch "Exact" is forbidden for resourceVersion "${opts.resourceVersion ?? ""}"`);
+      const res = await this.d.storage.list(r, namespace || undefined, at);
+      items = res.items;
+      rv = res.revision;
+    } else if (opts.resourceVersion && opts.resourceVersion !== "" && cache?.ready) {
       const want = Number(opts.resourceVersion);
       if (!Number.isInteger(want) || want < 0) badRequest(`invalid resource version: ${opts.resourceVersion}`);
       if (want > 0) await cache.waitFor(want, this.d.consistentWaitMs);
@@ -190,8 +210,10 @@ export class Core {
     if (hasGeneration(r)) obj.metadata.generation = 1;
     else delete obj.metadata.generation;
     resetStatusOnCreate(r, obj);
-    applyDefaults(r, obj, { serviceIPs: this.d.serviceIPs }, true);
+    applyDefaults(r, obj, this.defaultCtx(), true);
     checkFields(r, obj, o);
+    const ferrs = fieldErrors(r, obj);
+    if (ferrs.length) invalid(r, obj.metadata.name ?? "", ferrs);
     await this.checkNamespace(r, namespace);
     return withType(r, await this.d.storage.create(r, obj, o.dryRun));
   }
@@ -223,8 +245,10 @@ export class Core {
     const prepare = (current: KubeObject): KubeObject => {
       const next = structuredClone(obj);
       prepareForUpdate(r, current, next, subresource);
-      applyDefaults(r, next, { serviceIPs: this.d.serviceIPs }, false);
+      applyDefaults(r, next, this.defaultCtx(), false);
       checkFields(r, next, o);
+      const ferrs = fieldErrors(r, next);
+      if (ferrs.length) invalid(r, name, ferrs);
       return next;
     };
     if (rv !== undefined && rv !== "") {
@@ -286,8 +310,10 @@ export class Core {
               `the name of the object (${String(next.metadata.name)}) does not match the name on the URL (${name})`,
             );
           prepareForUpdate(r, current, next, subresource);
-          applyDefaults(r, next, { serviceIPs: this.d.serviceIPs }, false);
+          applyDefaults(r, next, this.defaultCtx(), false);
           checkFields(r, next, o);
+          const ferrs = fieldErrors(r, next);
+          if (ferrs.length) invalid(r, name, ferrs);
           if (rv === undefined || rv === current.metadata.resourceVersion) delete next.metadata.resourceVersion;
           else next.metadata.resourceVersion = rv;
           return next;

@@ -144,9 +144,33 @@ export interface ServiceIPs {
   allocate(): string;
 }
 
+/** NodePorts allocates service node ports (30000-32767). */
+export interface NodePorts {
+  allocate(): number;
+}
+
 /** DefaultContext is what defaulting needs from the server. */
 export interface DefaultContext {
   serviceIPs: ServiceIPs;
+  nodePorts: NodePorts;
+}
+
+/**
+ * jobSelector is the Job strategy's generated selector: the job's uid as batch.kubernetes.io/controller-uid,
+ * matched by the template's labels (with the legacy controller-uid and job-name labels).
+ */
+function jobSelector(job: KubeObject, spec: Obj): void {
+  const uid = job.metadata.uid ?? "";
+  const name = job.metadata.name ?? "";
+  spec["selector"] = { matchLabels: { "batch.kubernetes.io/controller-uid": uid } };
+  const tmeta = objAt(objAt(spec, "template"), "metadata");
+  tmeta["labels"] = {
+    ...(isObj(tmeta["labels"]) ? tmeta["labels"] : {}),
+    "batch.kubernetes.io/controller-uid": uid,
+    "batch.kubernetes.io/job-name": name,
+    "controller-uid": uid,
+    "job-name": name,
+  };
 }
 
 /** applyDefaults defaults a new or updated object in place (status reset is prepareForCreate's). */
@@ -199,6 +223,7 @@ export function applyDefaults(r: ResourceInfo, obj: KubeObject, ctx: DefaultCont
       setDefault(s, "parallelism", 1);
       setDefault(s, "podReplacementPolicy", "TerminatingOrFailed");
       setDefault(s, "suspend", false);
+      if (creating && s["manualSelector"] !== true) jobSelector(obj, s);
       defaultTemplate(s);
       break;
     }
@@ -230,10 +255,14 @@ export function applyDefaults(r: ResourceInfo, obj: KubeObject, ctx: DefaultCont
         setDefault(s, "ipFamilies", ["IPv4"]);
         setDefault(s, "ipFamilyPolicy", "SingleStack");
       }
+      const nodePorts = s["type"] === "NodePort" || s["type"] === "LoadBalancer";
+      if (nodePorts) setDefault(s, "externalTrafficPolicy", "Cluster");
+      if (s["type"] === "LoadBalancer") setDefault(s, "allocateLoadBalancerNodePorts", true);
       for (const p of Array.isArray(s["ports"]) ? s["ports"] : []) {
         if (!isObj(p)) continue;
         setDefault(p, "protocol", "TCP");
         setDefault(p, "targetPort", p["port"] ?? 0);
+        if (nodePorts && creating) setDefault(p, "nodePort", ctx.nodePorts.allocate());
       }
       if (creating) o["status"] = { loadBalancer: {} };
       break;

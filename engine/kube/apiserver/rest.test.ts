@@ -205,6 +205,16 @@ describe.skipIf(!etcdAvailable())("REST", { timeout: 30_000 }, () => {
       ).code;
     }
     expect(created).toBe(201);
+    const disc = await call("GET", "/apis/example.com/v1");
+    expect(disc.json["resources"]).toEqual([
+      {
+        name: "widgets",
+        singularName: "widget",
+        namespaced: true,
+        kind: "Widget",
+        verbs: ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"],
+      },
+    ]);
     const stored = await cluster.client.get("/registry/example.com/widgets/default/w");
     expect(new TextDecoder().decode(stored.kvs[0]!.value)).toMatch(
       /^\{"apiVersion":"example.com\/v1","kind":"Widget",/,
@@ -213,6 +223,35 @@ describe.skipIf(!etcdAvailable())("REST", { timeout: 30_000 }, () => {
       "Content-Type": "application/strategic-merge-patch+json",
     });
     expect([smp.code, smp.json["reason"]]).toEqual([415, "UnsupportedMediaType"]);
+  });
+
+  it("odd requests get a status, never an exception: the server keeps serving", async () => {
+    const odd: [string, string, string?, Record<string, string>?][] = [
+      ["GET", "/api/v1/namespaces/%zz/pods"],
+      ["GET", "/api/v1/namespaces/default/pods/a/b/c/d"],
+      ["GET", "/api/v1/pods?labelSelector=a%20in%20(b"],
+      ["GET", "/api/v1/pods?resourceVersion=abc"],
+      ["GET", "/api/v1/pods?watch=1&resourceVersion=-4"],
+      ["POST", "/api/v1/namespaces/default/pods", "[]"],
+      ["POST", "/api/v1/namespaces/default/pods", '{"apiVersion":"v1","kind":"Pod","metadata":[]}'],
+      [
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        '{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":{"containers":"x"}}',
+      ],
+      ["PUT", "/api/v1/namespaces/default/pods/p", "null"],
+      ["PATCH", "/api/v1/namespaces/default/configmaps/none", "{", { "Content-Type": "application/merge-patch+json" }],
+      ["PATCH", "/api/v1/namespaces/default/configmaps/none", '"x"', { "Content-Type": "application/json-patch+json" }],
+      ["DELETE", "/api/v1/namespaces/default/configmaps/none", '{"preconditions":{"uid":"u"}}'],
+      ["POST", "/api/v1/namespaces/default/configmaps", "kind: [", { "Content-Type": "application/yaml" }],
+      ["OPTIONS", "/api/v1/pods"],
+    ];
+    for (const [method, path, body, headers] of odd) {
+      const r = await call(method, path, body, headers);
+      expect(r.code, `${method} ${path}`).toBeGreaterThanOrEqual(400);
+      expect(r.code, `${method} ${path}`).toBeLessThan(500);
+    }
+    expect((await call("GET", "/healthz")).text).toBe("ok");
   });
 
   it("answers a Table when asked, with the list's resourceVersion", async () => {

@@ -148,10 +148,16 @@ export class Rest {
       const doc = this.discovery(path, accept);
       if (doc) return send(res, 200, doc.body, doc.type);
     }
-    const segs = path
-      .split("/")
-      .filter((s) => s !== "")
-      .map(decodeURIComponent);
+    let segs: string[];
+    try {
+      segs = path
+        .split("/")
+        .filter((s) => s !== "")
+        .map(decodeURIComponent);
+    } catch {
+      // A path Go's URL parser rejects: net/http's plain 400.
+      throw new HttpText(400, "400 Bad Request");
+    }
     const route = this.route(segs);
     if (!route) throw new HttpText(404, notFoundText);
     await this.resource(req, res, url.searchParams, method, route, accept);
@@ -241,6 +247,9 @@ export class Rest {
       ...(q.has("labelSelector") ? { labelSelector: q.get("labelSelector")! } : {}),
       ...(q.has("fieldSelector") ? { fieldSelector: q.get("fieldSelector")! } : {}),
       ...(q.has("resourceVersion") ? { resourceVersion: q.get("resourceVersion")! } : {}),
+      ...(q.get("resourceVersionMatch") === "Exact" || q.get("resourceVersionMatch") === "NotOlderThan"
+        ? { resourceVersionMatch: q.get("resourceVersionMatch") as "Exact" | "NotOlderThan" }
+        : {}),
     };
     const table = tableVersion(accept);
     const include = (q.get("includeObject") ?? "Metadata") as IncludeObject;

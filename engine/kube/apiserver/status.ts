@@ -76,6 +76,8 @@ export interface FieldError {
   field: string;
   /** value is the bad value (rendered as Go's %#v of a string or number); absent for Required. */
   value?: string | number | boolean;
+  /** raw prints value as it is (a Go %#v rendering already), not quoted. */
+  raw?: boolean;
   detail: string;
 }
 
@@ -92,7 +94,7 @@ function fieldErrorBody(e: FieldError): string {
   const words = typeWords[e.type];
   if (e.type === "FieldValueRequired" || e.type === "FieldValueForbidden" || e.value === undefined)
     return e.detail ? `${words}: ${e.detail}` : words;
-  const v = typeof e.value === "string" ? JSON.stringify(e.value) : String(e.value);
+  const v = typeof e.value === "string" && !e.raw ? JSON.stringify(e.value) : String(e.value);
   return e.detail ? `${words}: ${v}: ${e.detail}` : `${words}: ${v}`;
 }
 

@@ -135,6 +135,35 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
     );
     const noNs = await failure(k.create("configmaps", "missing", cm("x")));
     expect([noNs.code, noNs.message]).toEqual([404, 'namespaces "missing" not found']);
+    const job = await failure(
+      k.create("jobs", "s", {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: { name: "j" },
+        spec: { template: { spec: { restartPolicy: "Always", containers: [{ name: "c", image: "busybox" }] } } },
+      }),
+    );
+    expect(job.message).toBe(
+      'Job.batch "j" is invalid: spec.template.spec.restartPolicy: Unsupported value: "Always": supported values: "OnFailure", "Never"',
+    );
+    const dep = await failure(
+      k.create("deployments", "s", {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "d" },
+        spec: {
+          selector: { matchLabels: { app: "a" } },
+          template: { metadata: { labels: { app: "b" } }, spec: { containers: [{ name: "c" }] } },
+        },
+      }),
+    );
+    expect(dep.message).toBe(
+      'Deployment.apps "d" is invalid: [spec.template.metadata.labels: Invalid value: map[string]string{"app":"b"}: `selector` does not match template `labels`, spec.template.spec.containers[0].image: Required value]',
+    );
+    expect(dep.status.details?.causes?.map((c) => c.field)).toEqual([
+      "spec.template.metadata.labels",
+      "spec.template.spec.containers[0].image",
+    ]);
     const gen = await k.create("configmaps", "s", { ...cm(""), metadata: { generateName: "gen-" } });
     expect(gen.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
   });
@@ -227,6 +256,22 @@ describe.skipIf(!etcdAvailable())("etcd3 storage semantics", () => {
       const old = await cluster.client.get("compact_rev_key", { revision: firstRev - 1 }).catch((e: unknown) => e);
       expect((old as Error).message).toBe("etcdserver: mvcc: required revision has been compacted");
       expect(events).toContainEqual({ type: "kube.compaction", rev: firstRev, initiator: "learner" });
+      // An exact list reads etcd at that revision: the state then, or the 410 once compacted.
+      const k = server.client();
+      const then = await k.list("configmaps", "s", {
+        resourceVersion: String(firstRev),
+        resourceVersionMatch: "Exact",
+      });
+      expect(then.metadata.resourceVersion).toBe(String(firstRev));
+      expect(then.items.map((o) => o.metadata.name)).not.toContain("after-first-round");
+      const gone = await failure(
+        k.list("configmaps", "s", { resourceVersion: String(firstRev - 1), resourceVersionMatch: "Exact" }),
+      );
+      expect([gone.code, gone.reason, gone.message]).toEqual([
+        410,
+        "Expired",
+        "The resourceVersion for the provided list is too old.",
+      ]);
       // A second apiserver whose clock is behind loses the round and adopts the key's version.
       const s3 = await ApiServer.start({ etcd: cluster.client, compactionIntervalMs: 0 });
       try {

@@ -108,10 +108,21 @@ export class Storage {
   }
 
   /** list reads every object of a resource (in one namespace, or all). */
-  async list(r: ResourceInfo, namespace?: string): Promise<StoredList> {
+  async list(r: ResourceInfo, namespace?: string, atRevision = 0): Promise<StoredList> {
     const prefix = etcdListPrefix(r, namespace);
-    const res = await this.call((o) => this.o.etcd.get(prefix, { ...o, prefix: true }));
-    return { items: res.kvs.map((kv) => this.decode(r, kv)), revision: res.header?.revision ?? 0 };
+    let res;
+    try {
+      res = await this.call((o) => this.o.etcd.get(prefix, { ...o, prefix: true, revision: atRevision }));
+    } catch (err) {
+      // An exact read below the compacted revision is the storage layer's 410.
+      if (err instanceof EtcdClientError && err.desc === "etcdserver: mvcc: required revision has been compacted")
+        fail(410, "Expired", "The resourceVersion for the provided list is too old.");
+      throw err;
+    }
+    return {
+      items: res.kvs.map((kv) => this.decode(r, kv)),
+      revision: atRevision > 0 ? atRevision : (res.header?.revision ?? 0),
+    };
   }
 
   /** revision is etcd's current revision (a quorum read, as the apiserver's consistent reads start with). */

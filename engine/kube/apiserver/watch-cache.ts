@@ -105,9 +105,12 @@ export class WatchCache {
     return new Promise((r) => this.readyWaiters.push(r));
   }
 
-  /** waitFor settles once the cache has seen revision rv (a consistent read's freshness), or after timeoutMs. */
+  /** waitFor settles once the cache has seen revision rv (a consistent read's freshness), or after timeoutMs (false). */
   waitFor(rv: number, timeoutMs: number): Promise<boolean> {
     if (this.rv >= rv) return Promise.resolve(true);
+    // Writes to other keys move etcd's revision on without an event here: a progress notification tells the
+    // cache how far its watch has got (the cacher's RequestWatchProgress).
+    void this.etcdWatch?.requestProgress().catch(() => undefined);
     return new Promise((resolve) => {
       const entry = { rv, resolve: () => resolve(true) };
       this.progressWaiters.push(entry);
@@ -170,29 +173,27 @@ export class WatchCache {
 
   /** follow runs the etcd watch from the cache's revision until it fails or is cancelled. */
   private async follow(): Promise<"compacted" | "ended"> {
+    if (this.stopped) return "ended";
+    const w = this.deps.etcd.watch(this.prefix(), {
+      prefix: true,
+      startRevision: this.rv + 1,
+      prevKv: true,
+      requireLeader: true,
+    });
+    this.etcdWatch = w;
     for (;;) {
-      if (this.stopped) return "ended";
-      const w = this.deps.etcd.watch(this.prefix(), {
-        prefix: true,
-        startRevision: this.rv + 1,
-        prevKv: true,
-        requireLeader: true,
-      });
-      this.etcdWatch = w;
-      for (;;) {
-        const resp = await w.next();
-        if (resp === undefined) return "ended";
-        if (resp.canceled) {
-          if (resp.compactRevision > 0) {
-            this.compacted(resp.compactRevision);
-            return "compacted";
-          }
-          throw new Error(resp.cancelReason || "watch canceled");
+      const resp = await w.next();
+      if (resp === undefined) return "ended";
+      if (resp.canceled) {
+        if (resp.compactRevision > 0) {
+          this.compacted(resp.compactRevision);
+          return "compacted";
         }
-        for (const ev of resp.events) this.apply(ev.type, ev.kv, ev.prevKv);
-        if (resp.events.length === 0 && resp.header) this.setRv(resp.header.revision);
-        if (resp.events.length) this.onChange?.();
+        throw new Error(resp.cancelReason || "watch canceled");
       }
+      for (const ev of resp.events) this.apply(ev.type, ev.kv, ev.prevKv);
+      if (resp.events.length === 0 && resp.header) this.setRv(resp.header.revision);
+      if (resp.events.length) this.onChange?.();
     }
   }
 

@@ -77,6 +77,18 @@ describe.skipIf(!etcdAvailable())("watch", { timeout: 60_000 }, () => {
     expect(got[0]!.object.kind).toBe("ConfigMap");
   });
 
+  it("a read at a revision written elsewhere catches the cache up through a progress notification", async () => {
+    const { k, server, cluster } = await setup();
+    await k.create("configmaps", "w", cm("p"));
+    const rev = (await cluster.client.set("/unrelated/key", "x")).header!.revision;
+    const cache = server.watchCache(configmaps)!;
+    expect(cache.rv).toBeLessThan(rev);
+    const list = await k.list("configmaps", "w", { resourceVersion: String(rev) });
+    expect(cache.rv).toBeGreaterThanOrEqual(rev);
+    expect(Number(list.metadata.resourceVersion)).toBeGreaterThanOrEqual(rev);
+    expect(list.items.map((o) => o.metadata.name)).toEqual(["p"]);
+  });
+
   it("answers 410 from the cache window: too old resource version: X (Y)", async () => {
     const { k, server, events } = await setup(1, { watchCacheCapacity: 3 });
     const first = await k.create("configmaps", "w", cm("c0"));
@@ -137,7 +149,19 @@ describe.skipIf(!etcdAvailable())("watch", { timeout: 60_000 }, () => {
     const { got, h } = collect(k, a.metadata.resourceVersion!);
     await cluster.kill(0);
     let rev = 0;
-    for (let i = 0; i < 3; i++) rev = (await others.set(`/registry/configmaps/w/x${i}`, "junk")).header!.revision;
+    // The other two elect a leader among themselves first (m1 may have led): retry until a write lands.
+    await until(
+      "a leader among m2 and m3",
+      async () => {
+        rev = await others.set("/registry/configmaps/w/x0", "junk", { timeoutMs: 2000 }).then(
+          (r) => r.header!.revision,
+          () => 0,
+        );
+        return rev > 0;
+      },
+      30_000,
+    );
+    for (let i = 1; i < 3; i++) rev = (await others.set(`/registry/configmaps/w/x${i}`, "junk")).header!.revision;
     await others.compact(rev);
     cluster.start(0);
     await h.done;
