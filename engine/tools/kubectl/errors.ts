@@ -11,13 +11,6 @@ import { UrlError } from "./rest.ts";
 /** KubectlError is an error a command reports with kubectl's `error: ` prefix (unless it has one). */
 export class KubectlError extends Error {
   override name = "KubectlError";
-  constructor(
-    message: string,
-    /** suffix is printed after the message (kubectl's "See 'kubectl get -h' for help and examples"). */
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
 }
 
 /** standardErrorMessage is cmdutil.StandardErrorMessage; undefined when kubectl would print err.Error(). */
@@ -69,11 +62,11 @@ export function errorMessage(err: unknown): string {
   return msg.endsWith("\n") ? msg : `${msg}\n`;
 }
 
-/** klogHeader is klog's line header for severity `sev` ("E", "W", "I") at `file:line`. */
+/** klogHeader is klog's line header for severity `sev` ("E", "W", "I") at `file:line`, in local time. */
 export function klogHeader(sev: string, nowMs: number, pid: number, fileLine: string): string {
   const d = new Date(nowMs);
   const p2 = (n: number) => String(n).padStart(2, "0");
-  const micros = String(d.getUTCMilliseconds() * 1000).padStart(6, "0");
-  const ts = `${p2(d.getUTCMonth() + 1)}${p2(d.getUTCDate())} ${p2(d.getUTCHours())}:${p2(d.getUTCMinutes())}:${p2(d.getUTCSeconds())}.${micros}`;
+  const micros = String(d.getMilliseconds() * 1000).padStart(6, "0");
+  const ts = `${p2(d.getMonth() + 1)}${p2(d.getDate())} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())}.${micros}`;
   return `${sev}${ts} ${String(pid).padStart(7, " ")} ${fileLine}] `;
 }

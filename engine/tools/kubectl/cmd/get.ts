@@ -97,6 +97,12 @@ export function newGetCommand(kube: Kube): Command {
       "If set to true, suppresses NotFound error for specific objects that do not exist.",
     ),
     sortBy: f.string("sort-by", "", "", "If non-empty, sort list types using this field specification."),
+    showManagedFields: f.bool(
+      "show-managed-fields",
+      "",
+      false,
+      "If true, keep the managedFields when printing objects in JSON or YAML format.",
+    ),
   };
   return cmd;
 }
@@ -114,6 +120,7 @@ interface GetOpts {
   raw: () => string;
   ignoreNotFound: () => boolean;
   sortBy: () => string;
+  showManagedFields: () => boolean;
 }
 
 async function run(kube: Kube, o: GetOpts, args: string[]): Promise<void> {
@@ -140,6 +147,7 @@ async function run(kube: Kube, o: GetOpts, args: string[]): Promise<void> {
     const singleItem = requests.length === 1 && requests[0]?.names.length === 1;
     const objects: KubeObject[] = [];
     for (const rq of requests) objects.push(...(await fetchObjects(kube, o, rq, errors)));
+    if (!o.showManagedFields()) for (const x of objects) delete x.metadata?.managedFields;
     if (o.sortBy() !== "")
       objects.splice(0, objects.length, ...sortBy(objects, o.sortBy(), (x) => x as unknown as JsonValue));
     if (singleItem && errors.length > 0) throw errors[0];
@@ -295,8 +303,9 @@ async function watch(kube: Kube, o: GetOpts, requests: Request[], out: Output): 
     kube.io.stdout(tw.flush());
   };
   let genericCount = 0;
-  const printObject = (o: KubeObject) => {
-    const text = printGeneric(o, out);
+  const printObject = (obj: KubeObject) => {
+    if (!o.showManagedFields()) delete obj.metadata?.managedFields;
+    const text = printGeneric(obj, out);
     if (out.kind === "yaml" && genericCount > 0) kube.io.stdout("---\n");
     kube.io.stdout(text);
     genericCount++;

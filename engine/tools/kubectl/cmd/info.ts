@@ -7,13 +7,16 @@ import { writeFileSync } from "node:fs";
 import { parse } from "yaml";
 import { readFileSync } from "node:fs";
 import { Command } from "../../cobra/command.ts";
+import { ApiError } from "../../../kube/api/client.ts";
 import type { JsonValue, KubeObject } from "../../../kube/api/object.ts";
 import type { Kube } from "../ctx.ts";
-import { groupVersion, resourcePath } from "../discovery.ts";
+import type { ApiResource } from "../discovery.ts";
+import { groupVersion, qualifiedKind, resourcePath } from "../discovery.ts";
 import { KubectlError } from "../errors.ts";
 import { marshalJson } from "../printers/json.ts";
 import { TableWriter } from "../printers/table.ts";
 import { marshalYaml } from "../printers/yaml.ts";
+import { listAll } from "../resources.ts";
 import { responseError } from "../rest.ts";
 import { seeHelp } from "./common.ts";
 
@@ -207,6 +210,54 @@ export function newConfigCommand(kube: Kube): Command {
   return cmd;
 }
 
+/**
+ * firstPodOf is kubectl's LogsForObject for a controller (job/x, deployment/x, ...): the pods its selector
+ * matches, the best one for logs first (scheduled, running, ready, oldest), announced when there are several.
+ */
+async function firstPodOf(kube: Kube, r: ApiResource, name: string): Promise<string> {
+  const owner = await kube
+    .client()
+    .json<KubeObject>(resourcePath(r, kube.namespace(), name))
+    .catch((e: unknown) => {
+      // The builder's NotFound for an object named on the command line, as kubectl words it.
+      if (e instanceof ApiError && e.code === 404) {
+        throw new KubectlError(`error from server (NotFound): ${e.message} in namespace "${kube.namespace()}"`);
+      }
+      throw e;
+    });
+  const spec = (owner["spec"] ?? {}) as Doc;
+  const labels = ((spec["selector"] as Doc | undefined)?.["matchLabels"] ?? {}) as Record<string, string>;
+  const selector = Object.entries(labels)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(",");
+  if (selector === "")
+    throw new KubectlError(`cannot get the logs from ${qualifiedKind(r)}: selector for ${qualifiedKind(r)} is empty`);
+  const pods =
+    (
+      await listAll<{ items?: KubeObject[] }>(kube, `/api/v1/namespaces/${kube.namespace()}/pods`, {
+        labelSelector: selector,
+        allNamespaces: false,
+      })
+    ).items ?? [];
+  if (pods.length === 0) throw new KubectlError("timed out waiting for the condition");
+  const rank = (p: KubeObject) => {
+    const st = (p["status"] ?? {}) as Doc;
+    const sp = (p["spec"] ?? {}) as Doc;
+    const phase = { Running: 0, Unknown: 1, Pending: 2 }[String(st["phase"] ?? "")] ?? 3;
+    const ready = ((st["conditions"] ?? []) as Doc[]).some((c) => c["type"] === "Ready" && c["status"] === "True");
+    return [sp["nodeName"] ? 0 : 1, phase, ready ? 0 : 1];
+  };
+  pods.sort((a, b) => {
+    const x = rank(a);
+    const y = rank(b);
+    for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return (x[i] as number) - (y[i] as number);
+    return String(a.metadata.creationTimestamp ?? "").localeCompare(String(b.metadata.creationTimestamp ?? ""));
+  });
+  const pod = pods[0] as KubeObject;
+  if (pods.length > 1) kube.io.stderr(`Found ${pods.length} pods, using pod/${pod.metadata.name ?? ""}\n`);
+  return pod.metadata.name ?? "";
+}
+
 /** newLogsCommand builds `kubectl logs`. */
 export function newLogsCommand(kube: Kube): Command {
   const cmd = new Command({
@@ -221,10 +272,9 @@ export function newLogsCommand(kube: Kube): Command {
       let podName = args[0] as string;
       if (podName.includes("/")) {
         const [t, n] = podName.split("/") as [string, string];
-        if (!["pod", "pods", "po"].includes(t.toLowerCase())) {
-          throw new KubectlError(`cannot get the logs from ${t}: only pods are supported by this kubectl (etcd-lab)`);
-        }
-        podName = n;
+        const [r] = await kube.discovery().find(t);
+        if (r && r.kind === "Pod") podName = n;
+        else if (r) podName = await firstPodOf(kube, r, n);
       }
       let c = container();
       if (c === "" && args.length === 2) c = args[1] as string;
@@ -233,7 +283,15 @@ export function newLogsCommand(kube: Kube): Command {
         kube.namespace(),
         podName,
       );
-      const pod = await kube.client().json<KubeObject>(podsPath);
+      const pod = await kube
+        .client()
+        .json<KubeObject>(podsPath)
+        .catch((e: unknown) => {
+          if (e instanceof ApiError && e.code === 404) {
+            throw new KubectlError(`error from server (NotFound): ${e.message} in namespace "${kube.namespace()}"`);
+          }
+          throw e;
+        });
       const containers = (((pod["spec"] as Doc | undefined)?.["containers"] ?? []) as Doc[]).map((x) =>
         String(x["name"]),
       );
