@@ -10,8 +10,8 @@ import type { Registry, Served } from "./registry.ts";
 /** VersionInfo is /version: the simulated cluster's Kubernetes build (kubeadm's control plane images). */
 export const versionInfo = {
   major: "1",
-  minor: "31",
-  gitVersion: "v1.31.4",
+  minor: "32",
+  gitVersion: "v1.32.4",
   gitCommit: "a78aa47129b8539636eb86a9d00e31b2720fe06b",
   gitTreeState: "clean",
   buildDate: "2024-12-10T18:05:28Z",

@@ -59,7 +59,7 @@ describe.skipIf(!etcdAvailable())("REST", { timeout: 30_000 }, () => {
 
   it("health, version, discovery", async () => {
     for (const p of ["/healthz", "/livez", "/readyz"]) expect((await call("GET", p)).text).toBe("ok");
-    expect((await call("GET", "/version")).json["gitVersion"]).toBe("v1.31.4");
+    expect((await call("GET", "/version")).json["gitVersion"]).toBe("v1.32.4");
     const api = await call("GET", "/api/v1");
     const pods = (api.json["resources"] as { name: string; shortNames?: string[] }[]).find((r) => r.name === "pods");
     expect(pods?.shortNames).toEqual(["po"]);

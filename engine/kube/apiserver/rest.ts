@@ -7,7 +7,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Status, WatchEvent } from "../api/client.ts";
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import type { ResourceInfo } from "../api/resources.ts";
+import { decodeObject } from "../api/codec.ts";
 import { asObject, parseBody } from "./body.ts";
+
 import type { Core, PatchType } from "./core.ts";
 import {
   aggregated,
@@ -23,6 +25,9 @@ import {
 import type { Registry, Served } from "./registry.ts";
 import { fail, toStatus } from "./status.ts";
 import { toTable, type IncludeObject } from "./table.ts";
+
+/** protobufType is the media type of Kubernetes' protobuf encoding (request bodies of typed clients). */
+const protobufType = "application/vnd.kubernetes.protobuf";
 
 /** RestDeps are what the REST layer needs. */
 export interface RestDeps {
@@ -80,6 +85,10 @@ function sendText(res: ServerResponse, code: number, text: string): void {
 }
 
 async function readBody(req: IncomingMessage): Promise<string> {
+  return (await readBytes(req)).toString("utf8");
+}
+
+async function readBytes(req: IncomingMessage): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const c of req as AsyncIterable<Buffer>) {
@@ -87,7 +96,7 @@ async function readBody(req: IncomingMessage): Promise<string> {
     if (size > maxBodyBytes) fail(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728");
     chunks.push(c);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
 }
 
 /** wantsTable says whether the Accept header asks for a meta.k8s.io Table (and which version). */
@@ -338,7 +347,7 @@ export class Rest {
 
   private checkContentType(ct: string): void {
     const t = ct.split(";")[0]!.trim();
-    if (t === "" || t === "application/json" || t === "application/yaml" || t === "*/*") return;
+    if (t === "" || t === "application/json" || t === "application/yaml" || t === "*/*" || t === protobufType) return;
     fail(
       415,
       "UnsupportedMediaType",
@@ -348,9 +357,20 @@ export class Rest {
   }
 
   private async bodyObject(req: IncomingMessage, r: ResourceInfo): Promise<KubeObject> {
-    const raw = await readBody(req);
     const ct = String(req.headers["content-type"] ?? "application/json");
     this.checkContentType(ct);
+    if (ct.split(";")[0]!.trim() === protobufType) {
+      // client-go's typed clients (kubectl create configmap/secret/job) send the object as protobuf: the same
+      // `k8s\0` + runtime.Unknown envelope etcd stores.
+      let obj: KubeObject;
+      try {
+        obj = decodeObject(new Uint8Array(await readBytes(req)));
+      } catch (err) {
+        return fail(400, "BadRequest", `the body of the request could not be decoded: ${(err as Error).message}`, {});
+      }
+      return asObject(r, obj as unknown as JsonValue, JSON.stringify(obj));
+    }
+    const raw = await readBody(req);
     return asObject(r, parseBody(raw, ct), raw);
   }
 

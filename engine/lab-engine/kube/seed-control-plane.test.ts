@@ -66,7 +66,9 @@ describe.skipIf(!etcdAvailable())("the simulated control plane over the seed", (
     expect(events.filter((e) => e.type === "kube.pod.stop")).toEqual([]);
     const starts = events.filter((e) => e.type === "kube.pod.start");
     // Mirror pods (the masters' static pods, annotated kubernetes.io/config.mirror) run from manifests, not the API.
-    const mirrors = plan.pods.filter((p) => /^(etcd|kube-apiserver|kube-controller-manager|kube-scheduler)-k8s-master-/.test(p.name));
+    const mirrors = plan.pods.filter((p) =>
+      /^(etcd|kube-apiserver|kube-controller-manager|kube-scheduler)-k8s-master-/.test(p.name),
+    );
     expect(mirrors).toHaveLength(4);
     expect(starts).toHaveLength(plan.pods.length - mirrors.length);
     expect(new Set(starts.map((e) => e.reason))).toEqual(new Set(["adopted: running before the simulation started"]));
@@ -79,7 +81,14 @@ describe.skipIf(!etcdAvailable())("the simulated control plane over the seed", (
       expect(spec.leaseTransitions).toBe(1);
     }
     const pods = await sim.pods();
-    expect(pods.rows.filter((r) => r.mirror).map((r) => r.name).sort()).toEqual(mirrors.map((p) => p.name).sort());
-    expect(pods.rows.filter((r) => !r.mirror).every((r) => r.onNode && r.inApi && r.onNode.podIP === r.inApi.podIP)).toBe(true);
+    expect(
+      pods.rows
+        .filter((r) => r.mirror)
+        .map((r) => r.name)
+        .sort(),
+    ).toEqual(mirrors.map((p) => p.name).sort());
+    expect(
+      pods.rows.filter((r) => !r.mirror).every((r) => r.onNode && r.inApi && r.onNode.podIP === r.inApi.podIP),
+    ).toBe(true);
   }, 60_000);
 });

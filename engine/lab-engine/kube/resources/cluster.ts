@@ -4,7 +4,7 @@ import * as k from "../k8s-objects.ts";
 import type { SeedWriter } from "../seed-writer.ts";
 
 /** kubeletVersion is the Kubernetes version the seeded nodes report. */
-export const kubeletVersion = "v1.31.4";
+export const kubeletVersion = "v1.32.4";
 
 /** namespaces are the seeded cluster's namespaces; each gets a "default" ServiceAccount and the root CA. */
 export const namespaces = ["default", "kube-system", "kube-public", "kube-node-lease", "calico-system", "web"];
