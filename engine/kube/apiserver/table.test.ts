@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { KubeObject } from "../api/object.ts";
 import { builtinResources, crdResource } from "../api/resources.ts";
-import { humanDuration } from "./age.ts";
+import { humanDuration } from "../api/duration.ts";
 import { toTable } from "./table.ts";
 
 const now = Date.parse("2026-03-01T12:00:00Z");

@@ -5,7 +5,7 @@
 // default table: NAME and CREATED AT. Cells with priority 1 are the `-o wide` ones.
 import type { JsonValue, KubeObject } from "../api/object.ts";
 import type { ResourceInfo } from "../api/resources.ts";
-import { humanDuration, since } from "./age.ts";
+import { humanDuration, since } from "../api/duration.ts";
 
 /** Column is a metav1.TableColumnDefinition. */
 export interface Column {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { humanDuration, rfc1123z } from "./describe.ts";
+import { rfc1123z } from "./describe.ts";
+import { humanDuration } from "../../../kube/api/duration.ts";
 
 describe("describe helpers", () => {
   it("formats ages as apimachinery's HumanDuration", () => {

@@ -1,4 +1,4 @@
-// How the apiserver's printers render times: duration.HumanDuration ("45s", "5m10s", "3h", "2d4h", "3y") and
+// How Kubernetes prints ages (the apiserver's Table printers, kubectl describe): duration.HumanDuration ("45s", "5m10s", "3h", "2d4h", "3y") and
 // translateTimestampSince ("<unknown>" for no timestamp), from k8s.io/apimachinery pkg/util/duration.
 
 /** humanDuration renders a duration in milliseconds as duration.HumanDuration does. */
