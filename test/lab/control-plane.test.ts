@@ -69,6 +69,15 @@ for (const backend of backends) {
       ]);
       expect(read("pods.txt")).toMatch(/^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\n/);
       expect(read("pods.txt")).toMatch(/\netcd-k8s-master-2\s+1\/1\s+Running\s/);
+      // What is simulated says so where kubectl shows it, and the simulated containers have logs.
+      expect(
+        await sh(
+          "kubectl get node k8s-node-1 -o jsonpath='{.metadata.annotations.etcd-lab\\.io/simulated}' > sim.txt",
+          "kubectl logs -n web deploy/web --tail=3 > logs.txt",
+        ),
+      ).toEqual([0, 0]);
+      expect(read("sim.txt")).toMatch(/^kubelet and containers are simulated by etcd-lab/);
+      expect(read("logs.txt").trim().split("\n")).toHaveLength(3);
       if (existsSync(realKubectl)) {
         expect(await sh(`${realKubectl} get nodes -o name > real-nodes.txt`)).toEqual([0]);
         expect(read("real-nodes.txt")).toBe(read("nodes.txt"));

@@ -34,10 +34,10 @@ describe("kube seed plan", () => {
 
   it("is byte-for-byte the pinned keyspace for seeds 1 and 42, plain and with encrypted secrets", () => {
     expect([planDigest(1, false), planDigest(1, true), planDigest(42, false), planDigest(42, true)]).toEqual([
-      "59ec5fdc6bedf10d5144693c056183132d8a21f0087a978a682c3d31f8f57934",
-      "d48ffbad79a2b6fdde0876a7c9ff43c07f610108cded8a8fa9d09f5bf6d8715d",
-      "f948450af19bfe6ca4bbb8ee462ef7da560542bd1f1a38bb90e2bb93b5374639",
-      "3600e3b6e25282be389c1fd56da4c10bbfb35fc50242ba3bd90c50b95108e513",
+      "f2bf980993b876b65b00963c1115ac938f5eefb87303ea0b99b4ebe6156228e2",
+      "bd36b56b29d743009fa86641202b01b77997a4e36a0ea900a76f2e471ff2bfef",
+      "60789f5bad6e6286e57b2070b4f9163df506560ae676071c2f0fcaf9a4d116f0",
+      "d3a00ff475fd0cd59adc5b8bc1ee7ddb9ad349ff27ad1f1483a6a08d34c57489",
     ]);
   });
 

@@ -54,6 +54,9 @@ export function seedRangeAllocations(w: SeedWriter): void {
   w.put("/registry/ranges/servicenodeports", k.rangeAllocation(w.meta(""), "30000-32767", new Uint8Array()));
 }
 
+/** simulatedAnnotation marks a Node whose kubelet is simulated (curriculum §4: simulated parts say so). */
+export const simulatedAnnotation = "etcd-lab.io/simulated";
+
 /** workerNames are the seed's worker nodes. */
 export const workerNames = ["k8s-node-1", "k8s-node-2"] as const;
 
@@ -84,6 +87,8 @@ export function seedNodes(w: SeedWriter, masters: number): KubeNode[] {
         ...(controlPlane ? { "node-role.kubernetes.io/control-plane": "" } : {}),
       },
       annotations: {
+        // Marks what is simulated where kubectl shows it (describe, -o yaml): this node's kubelet and containers.
+        [simulatedAnnotation]: "kubelet and containers are simulated by etcd-lab; the objects in etcd are real",
         "node.alpha.kubernetes.io/ttl": "0",
         "volumes.kubernetes.io/controller-managed-attach-detach": "true",
       },
