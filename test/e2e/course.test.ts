@@ -77,6 +77,12 @@ describe.skipIf(skip)("the course in a browser", () => {
     await countPods.getByRole("button", { name: "Check: Count the pods" }).click();
     await expect.poll(() => countPods.getByText(/^Passed: Right: \d+ pods/).count(), { timeout: 15_000 }).toBe(1);
     await expect.poll(() => countPods.getByText("Done", { exact: true }).count()).toBe(1);
+    // The simulated control plane is named in the dock, and the shell's kubectl reaches its apiserver.
+    await expect
+      .poll(() => dock(p).locator("[data-kube]").textContent(), { timeout: 15_000 })
+      .toMatch(/^Kubernetes \(simulated\): kube-apiserver serving · /);
+    await typeCommand(p, "kubectl get nodes --no-headers -o custom-columns=NAME:.metadata.name | tail -1");
+    await waitForTerminal(p, /^k8s-node-2$/m);
     console.log(`e2e: screenshot ${await saveScreenshot(p, "lesson-1-what-lives-in-etcd")}`);
 
     await p.reload();

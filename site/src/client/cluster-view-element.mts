@@ -4,7 +4,7 @@
 // the updates and screen readers are not flooded.
 import type { ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
 import type { MenuItem } from "../lib/cluster-model.ts";
-import { announcements, clusterSummary, memberMenu, memberView } from "../lib/cluster-model.ts";
+import { announcements, clusterSummary, controlPlaneLine, memberMenu, memberView } from "../lib/cluster-model.ts";
 import { menuButtonKey, menuKey } from "../lib/menu-keys.ts";
 import { api } from "./auth.mts";
 import type { LabSession } from "./lab-session.mts";
@@ -84,6 +84,22 @@ class ClusterView extends HTMLElement {
     document.addEventListener("click", (ev) => {
       if (this.openMenu && !this.contains(ev.target as Node)) this.closeMenu(false);
     });
+    void this.pollControlPlane();
+  }
+
+  /** pollControlPlane shows the simulated Kubernetes control plane's line every 5 s, if the lab runs one. */
+  private async pollControlPlane(): Promise<void> {
+    const el = this.q("kube");
+    for (;;) {
+      try {
+        setText(el, controlPlaneLine(await api.kubeStatus(this.lab.session().id)));
+        el.hidden = false;
+      } catch (err) {
+        if ((err as { code?: string }).code === "unsupported") return; // this lab runs no control plane
+        el.hidden = true;
+      }
+      await new Promise((r) => setTimeout(r, 5000));
+    }
   }
 
   private render(s: ClusterStatus): void {

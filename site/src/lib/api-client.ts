@@ -3,6 +3,7 @@
 import type {
   ApiError,
   ClusterStatus,
+  ControlPlaneStatus,
   ControlResult,
   HintAnswer,
   LabProgress,
@@ -87,6 +88,11 @@ export class LabApi {
   /** memberControl runs a control on one member; slow-disk takes `ms` (0 clears). */
   memberControl(sid: string, member: string, action: MemberAction, body?: { ms: number }): Promise<ControlResult> {
     return this.call("POST", `/api/sessions/${enc(sid)}/members/${enc(member)}/${action}`, body ?? {});
+  }
+
+  /** kubeStatus is the simulated control plane's state (`lab kube status`); 409 when the lab runs none. */
+  kubeStatus(sid: string): Promise<ControlPlaneStatus> {
+    return this.call("GET", `/api/sessions/${enc(sid)}/kube/status`);
   }
 
   /** heal clears every partition and delay. */

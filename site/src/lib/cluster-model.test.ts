@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { capabilitiesOf } from "../../../engine/lab-engine/index.ts";
 import type { ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
-import { announcements, clusterSummary, describeFaults, memberMenu, memberView } from "./cluster-model.ts";
+import {
+  announcements,
+  clusterSummary,
+  controlPlaneLine,
+  describeFaults,
+  memberMenu,
+  memberView,
+} from "./cluster-model.ts";
 
 const names = ["m1", "m2", "m3"];
 
@@ -174,5 +181,38 @@ describe("announcements", () => {
     ]);
     expect(announcements(lost, before)).toContain("Quorum restored: 3 of 3 members up.");
     expect(announcements(undefined, before)).toEqual([]);
+  });
+});
+
+describe("controlPlaneLine", () => {
+  it("says the control plane is simulated, who leads, and which kubelets fail", () => {
+    const kubelet = (node: string, leaseError = "") => ({
+      node,
+      state: "running" as const,
+      lastLeaseRenewOkAt: 0,
+      lastLeaseRenewFailedAt: 0,
+      leaseError,
+      lastHeartbeatAt: 0,
+      statusError: "",
+      podsRunning: 1,
+      simulated: true as const,
+    });
+    const line = controlPlaneLine({
+      apiserver: { url: "http://127.0.0.1:1", running: true, masters: ["k8s-master-1"] },
+      sim: {
+        simulated: true,
+        note: "simulated",
+        paused: false,
+        components: [],
+        leaders: [
+          { lease: "kube-system/kube-controller-manager", holder: "k8s-master-2_0f0e" },
+          { lease: "kube-system/kube-scheduler", holder: "" },
+        ],
+        nodes: [kubelet("k8s-master-1"), kubelet("k8s-node-1", "etcdserver: request timed out")],
+      },
+    });
+    expect(line).toBe(
+      "Kubernetes (simulated): kube-apiserver serving · controller-manager leader k8s-master-2 · scheduler leader none · 2 kubelets, 1 failing to renew their Lease",
+    );
   });
 });

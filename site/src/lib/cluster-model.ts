@@ -1,6 +1,11 @@
 // What the cluster view shows, computed from one ClusterStatus sample. The drawn nodes and the text table are
 // both rendered from memberView, so they cannot disagree; the DOM code only copies these strings.
-import type { Capabilities, ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
+import type {
+  Capabilities,
+  ClusterStatus,
+  ControlPlaneStatus,
+  MemberStatus,
+} from "../../../engine/lab-engine/index.ts";
 import type { MemberAction } from "./api-client.ts";
 import { humanBytes } from "./human-bytes.ts";
 
@@ -185,4 +190,24 @@ export function announcements(prev: ClusterStatus | undefined, next: ClusterStat
     }
   }
   return out;
+}
+
+/**
+ * controlPlaneLine is the cluster view's line about the Kubernetes control plane around etcd, which the lab
+ * simulates (curriculum §4: simulated parts say so): the apiserver, who leads each component, the kubelets.
+ */
+export function controlPlaneLine(s: ControlPlaneStatus): string {
+  const leader = (lease: string) => {
+    const holder = s.sim.leaders.find((l) => l.lease === `kube-system/${lease}`)?.holder ?? "";
+    return holder ? holder.split("_")[0] : "none";
+  };
+  const nodes = s.sim.nodes.length;
+  const failing = s.sim.nodes.filter((n) => n.leaseError).length;
+  const parts = [
+    `kube-apiserver ${s.apiserver.running ? "serving" : "down"}`,
+    `controller-manager leader ${leader("kube-controller-manager")}`,
+    `scheduler leader ${leader("kube-scheduler")}`,
+    `${nodes} kubelets${failing ? `, ${failing} failing to renew their Lease` : ""}`,
+  ];
+  return `Kubernetes (simulated${s.sim.paused ? ", paused" : ""}): ${parts.join(" · ")}`;
 }
