@@ -42,8 +42,9 @@ describe("static pods over the lab server", () => {
     const ps = await crictl("ps", "--name", "etcd");
     expect(ps.stderr).toBe("");
     const lines = ps.stdout.trimEnd().split("\n");
+    // CREATED is as wide as its widest age: "Less than a second ago" (22) widens it past the 20 of "2 seconds ago".
     expect(lines[0]).toMatch(
-      /^CONTAINER {11}IMAGE {15}CREATED {13}STATE {15}NAME {16}ATTEMPT {13}POD ID {14}POD {17}NAMESPACE$/,
+      /^CONTAINER {11}IMAGE {15}CREATED {13,}STATE {15}NAME {16}ATTEMPT {13}POD ID {14}POD {17}NAMESPACE$/,
     );
     expect(lines[1]).toMatch(
       /^[0-9a-f]{13} {7}[0-9a-f]{13} {7}.+ ago +Running {13}etcd {16}0 {19}[0-9a-f]{13} {7}etcd-k8s-master-1 {3}kube-system$/,
