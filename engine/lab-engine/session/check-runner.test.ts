@@ -89,6 +89,24 @@ describe("check runner", () => {
       "false:broken again",
     ]);
     expect(progress.task("learner1", lab.id, "flip").passed).toBe(true);
+    expect(sticky.current).toEqual({ passed: false, message: "broken again" });
+  });
+
+  it("says what this cluster shows now (current) beside the sticky pass, and forgets a pass whose progress was cleared", async () => {
+    const { r, progress } = runner();
+    state = { ok: true, message: "done" };
+    expect((await r.check(task("flip"))).current).toEqual({ passed: true, message: "done" });
+    r.forget(); // a reset: the new cluster was not checked yet
+    expect(r.results()[0]).toMatchObject({ passed: true, current: null });
+    state = { ok: false, message: "not on this cluster" };
+    expect(await r.check(task("flip"))).toMatchObject({
+      passed: true,
+      current: { passed: false, message: "not on this cluster" },
+    });
+    state = { ok: true, message: "done" };
+    await r.check(task("flip"));
+    progress.clear("learner1", lab.id);
+    expect(r.results()[0]).toMatchObject({ passed: false, passedAt: null, current: null });
   });
 
   it("turns a throwing or malformed check into a failed result naming why", async () => {

@@ -68,7 +68,15 @@ export class CheckRunner {
           : prev;
       const keep = !raw.passed ? this.last.get(task.id) : undefined;
       const message = raw.passed ? raw.message : keep?.passed ? keep.message : `Passed earlier (${p.passedAt ?? "?"}).`;
-      result = { task: task.id, title: task.title, passed: true, message, passedAt: p.passedAt, checkedAt: now };
+      result = {
+        task: task.id,
+        title: task.title,
+        passed: true,
+        message,
+        passedAt: p.passedAt,
+        checkedAt: now,
+        current: { passed: raw.passed, message: raw.message },
+      };
     } else {
       result = {
         task: task.id,
@@ -77,6 +85,7 @@ export class CheckRunner {
         message: raw.message,
         passedAt: null,
         checkedAt: now,
+        current: { passed: false, message: raw.message },
       };
     }
     this.last.set(task.id, result);
@@ -106,12 +115,15 @@ export class CheckRunner {
     }
   }
 
-  /** results returns every task's last result (never checked: failed, with a prompt to check). */
+  /**
+   * results returns every task's last result (never checked: failed, with a prompt to check). Progress is the
+   * truth: a remembered pass whose progress was cleared since (DELETE .../progress) is dropped.
+   */
   results(): TaskResult[] {
     return this.o.lab.tasks.map((t) => {
-      const r = this.last.get(t.id);
-      if (r) return r;
       const p = this.o.progress.task(this.o.learnerId, this.o.lab.id, t.id);
+      const r = this.last.get(t.id);
+      if (r && (p.passed || !r.passed)) return r;
       return {
         task: t.id,
         title: t.title,
@@ -119,6 +131,7 @@ export class CheckRunner {
         message: p.passed ? `Passed earlier (${p.passedAt ?? "?"}).` : "Not checked yet.",
         passedAt: p.passedAt,
         checkedAt: null,
+        current: null,
       };
     });
   }

@@ -98,6 +98,8 @@ export class LabSession {
   /** token authorises this session's shells (the `lab` command) for this session only. */
   readonly token = randomBytes(18).toString("base64url");
   readonly createdAt = Date.now();
+  /** resetAt is when the last reset began (null: never reset). */
+  private resetAt: number | null = null;
   readonly events: EventLog;
   /** lastActivity is when a client last touched the session (for idle reaping). */
   lastActivity = Date.now();
@@ -181,6 +183,7 @@ export class LabSession {
       backend: this.backend,
       state: this.stateValue,
       createdAt: this.createdAt,
+      resetAt: this.resetAt,
       workspace: this.workspace,
       endpoints: c ? c.endpoints().join(",") : "",
       members: c
@@ -484,7 +487,7 @@ export class LabSession {
   ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult }> {
     const task = this.task(taskId);
     this.readyCluster();
-    if (this.solving.has(terminalId)) throw new SessionBusy(`terminal ${terminalId} is already running a solution`);
+    if (this.solving.has(terminalId)) throw new SessionBusy("another solution is still being typed into this terminal: wait until it finishes");
     this.solving.add(terminalId);
     try {
       const { terminal } = this.openTerminal(terminalId);
@@ -575,6 +578,7 @@ export class LabSession {
   async reset(clearProgress: boolean): Promise<void> {
     if (this.stateValue !== "ready") throw new SessionBusy(`session is ${this.stateValue}`);
     this.stateValue = "resetting";
+    this.resetAt = Date.now();
     this.broadcast({ type: "session", session: this.info() });
     try {
       const ports = this.cluster?.ports();

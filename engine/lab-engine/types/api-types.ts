@@ -70,6 +70,11 @@ export interface TaskResult {
   message: string;
   passedAt: string | null;
   checkedAt: string | null;
+  /**
+   * current is what the last check said of this cluster, whatever passed earlier (a reset or a later change
+   * can make a passed task fail now); null when the task was not checked since the session started or reset.
+   */
+  current: { passed: boolean; message: string } | null;
 }
 
 /** TaskState is a TaskResult plus the hints revealed so far. */
@@ -114,6 +119,8 @@ export interface Session {
   backend: Backend;
   state: SessionState;
   createdAt: number;
+  /** resetAt is when the lab was last reset (ms since the epoch), null when never. */
+  resetAt: number | null;
   workspace: string;
   /** endpoints is ETCDCTL_ENDPOINTS of the session's shells. */
   endpoints: string;
