@@ -65,6 +65,11 @@ export class LabApi {
     return (await this.call<{ labs: Record<string, LabProgress> }>("GET", "/api/progress")).labs;
   }
 
+  /** clearProgress forgets this learner's passed tasks and revealed hints in one lab. */
+  async clearProgress(lab: string): Promise<void> {
+    await this.call("DELETE", `/api/labs/${enc(lab)}/progress`);
+  }
+
   /** openSession returns this learner's session for lab, creating it (and its cluster) when absent. */
   openSession(lab: string): Promise<Session> {
     return this.call("POST", "/api/sessions", { lab });
