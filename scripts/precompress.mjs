@@ -8,7 +8,17 @@ import { fileURLToPath } from "node:url";
 import { brotliCompressSync, constants, gzipSync } from "node:zlib";
 
 /** compressibleExtensions are the text formats worth compressing (images and fonts already are). */
-export const compressibleExtensions = new Set([".html", ".js", ".mjs", ".css", ".json", ".svg", ".txt", ".xml", ".map"]);
+export const compressibleExtensions = new Set([
+  ".html",
+  ".js",
+  ".mjs",
+  ".css",
+  ".json",
+  ".svg",
+  ".txt",
+  ".xml",
+  ".map",
+]);
 
 /** minBytes is the smallest file worth a compressed copy (below it the headers outweigh the gain). */
 export const minBytes = 256;

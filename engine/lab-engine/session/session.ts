@@ -487,7 +487,8 @@ export class LabSession {
   ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult }> {
     const task = this.task(taskId);
     this.readyCluster();
-    if (this.solving.has(terminalId)) throw new SessionBusy("another solution is still being typed into this terminal: wait until it finishes");
+    if (this.solving.has(terminalId))
+      throw new SessionBusy("another solution is still being typed into this terminal: wait until it finishes");
     this.solving.add(terminalId);
     try {
       const { terminal } = this.openTerminal(terminalId);

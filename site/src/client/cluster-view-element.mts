@@ -233,7 +233,20 @@ class ClusterView extends HTMLElement {
     // Keep members in name order whatever order they first appear in.
     const after = [...list.children].find((c) => ((c as HTMLElement).dataset["member"] ?? "") > name);
     list.insertBefore(li, after ?? null);
-    const parts = { li, crown, button, menu, stateBadge, roleBadge, extraBadges, db, values, quota, quotaBar, quotaText };
+    const parts = {
+      li,
+      crown,
+      button,
+      menu,
+      stateBadge,
+      roleBadge,
+      extraBadges,
+      db,
+      values,
+      quota,
+      quotaBar,
+      quotaText,
+    };
     this.nodes.set(name, parts);
     return parts;
   }

@@ -1,8 +1,9 @@
 // <lab-tasks>: the lab's tasks with live status (pushed by /ws/cluster when the server's automatic checks
 // change a result), each task's goal (what to produce), Check with the check's one-line reason, hints one at a
 // time, Solve (the server types the scripted solution into a visible terminal; one at a time on the page),
-// Reset lab and Clear progress. The server is the only record of progress: the list is re-read from it after
-// a reset, a progress clear, or when the tab comes back into view. Results are said in an ARIA live region.
+// Reset lab and Start over (a reset that also clears the lab's progress, as `lab reset --clear-progress`). The
+// server is the only record of progress: the list is re-read from it after a reset or when the tab comes back
+// into view. Results are said in an ARIA live region.
 import type { LabSummary, TaskResult, TaskState } from "../../../engine/lab-engine/index.ts";
 import { describeResult } from "../lib/task-result.ts";
 import { api } from "./auth.mts";
@@ -120,19 +121,21 @@ class LabTasks extends HTMLElement {
       async () => {
         await this.lab.reset();
         await this.refresh();
-        this.say("The lab was reset: a fresh cluster and fresh shells. Passed tasks stay passed; Check grades the new cluster.");
+        this.say(
+          "The lab was reset: a fresh cluster and fresh shells. Passed tasks stay passed; Check grades the new cluster.",
+        );
       },
     );
     this.setupArmed(
-      this.q<HTMLButtonElement>("clear-progress"),
-      "Clear progress",
-      "Really clear? Click again",
-      "Press Clear progress again to confirm: every task of this lab becomes not done and its hints hidden. The cluster stays as it is.",
-      "Clearing…",
+      this.q<HTMLButtonElement>("start-over"),
+      "Start over",
+      "Really start over? Click again",
+      "Press Start over again to confirm: the cluster and the shells are replaced, and every task of this lab becomes not done, its hints hidden.",
+      "Starting over…",
       async () => {
-        await api.clearProgress(this.labId);
+        await this.lab.reset(true);
         await this.refresh();
-        this.say("Your progress in this lab was cleared: every task is not done again.");
+        this.say("The lab starts over: a fresh cluster and fresh shells, and no task done yet.");
       },
     );
     this.lab.subscribe((msg) => {
@@ -277,8 +280,15 @@ class LabTasks extends HTMLElement {
       p.result.dataset["kind"] = view.kind;
       setMarkdown(p.result, view.text);
     }
-    if (how === "asked") this.say(`${p.title}: ${view.text}`);
-    else if (how === "auto" && newlyPassed) this.say(`${p.title}: passed. ${r.message}`);
+    if (how === "asked") {
+      const spoken =
+        view.kind === "fail"
+          ? `not yet. ${r.message}`
+          : view.kind === "pass"
+            ? `passed. ${r.current?.message ?? r.message}`
+            : view.text;
+      this.say(`${p.title}: ${spoken}`);
+    } else if (how === "auto" && newlyPassed) this.say(`${p.title}: passed. ${r.message}`);
     this.updateCount();
   }
 

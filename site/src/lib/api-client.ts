@@ -65,11 +65,6 @@ export class LabApi {
     return (await this.call<{ labs: Record<string, LabProgress> }>("GET", "/api/progress")).labs;
   }
 
-  /** clearProgress forgets this learner's passed tasks and revealed hints in one lab. */
-  async clearProgress(lab: string): Promise<void> {
-    await this.call("DELETE", `/api/labs/${enc(lab)}/progress`);
-  }
-
   /** openSession returns this learner's session for lab, creating it (and its cluster) when absent. */
   openSession(lab: string): Promise<Session> {
     return this.call("POST", "/api/sessions", { lab });
@@ -80,9 +75,9 @@ export class LabApi {
     return this.call("GET", `/api/sessions/${enc(sid)}`);
   }
 
-  /** reset puts the lab back to its initial state (progress is kept). */
-  reset(sid: string): Promise<Session> {
-    return this.call("POST", `/api/sessions/${enc(sid)}/reset`, {});
+  /** reset puts the lab back to its initial state; progress is kept unless clearProgress. */
+  reset(sid: string, clearProgress = false): Promise<Session> {
+    return this.call("POST", `/api/sessions/${enc(sid)}/reset`, clearProgress ? { clearProgress } : {});
   }
 
   /** status reads one cluster status snapshot. */

@@ -26,7 +26,6 @@ describe("server progress", () => {
     };
     expect(fromServer([lab], server)).toEqual({ [lab.id]: { passed: ["leader-changed"], total: 3 } });
   });
-
 });
 
 describe("describeProgress", () => {

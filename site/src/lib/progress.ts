@@ -1,6 +1,6 @@
 // Learner progress as the course map shows it. The lab server is the only record (API.md: GET /api/progress):
 // the map asks it every time it is shown, so a progress cleared anywhere (`lab reset --clear-progress`, the
-// page's Clear progress) is never contradicted by a copy in the browser.
+// page's Start over) is never contradicted by a copy in the browser.
 import type { LabProgress, LabSummary } from "../../../engine/lab-engine/index.ts";
 
 /** legacyStorageKey is where earlier versions kept a browser copy of the progress (removed on sight). */

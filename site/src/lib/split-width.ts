@@ -18,7 +18,12 @@ export function clampLessonWidth(px: number, layoutWidth: number, rem: number): 
  * splitterStep is the new text width after a key on the splitter (WAI-ARIA window splitter): the arrows move
  * it by 2 rem, Home and End go to the ends, Enter restores the default (null); undefined for any other key.
  */
-export function splitterStep(key: string, current: number, layoutWidth: number, rem: number): number | null | undefined {
+export function splitterStep(
+  key: string,
+  current: number,
+  layoutWidth: number,
+  rem: number,
+): number | null | undefined {
   switch (key) {
     case "ArrowLeft":
       return clampLessonWidth(current - 2 * rem, layoutWidth, rem);

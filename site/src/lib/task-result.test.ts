@@ -29,7 +29,10 @@ describe("describeResult", () => {
   it("hides a never-checked failure and shows a checked one", () => {
     expect(describeResult(base, session, now, tz)).toMatchObject({ passed: false, status: "Not done yet", kind: null });
     const failed = { ...base, message: "`/lab/x` does not exist", checkedAt: "2026-12-01T21:00:00Z" };
-    expect(describeResult(failed, session, now, tz)).toMatchObject({ kind: "fail", text: "Not yet: `/lab/x` does not exist" });
+    expect(describeResult(failed, session, now, tz)).toMatchObject({
+      kind: "fail",
+      text: "Not yet: `/lab/x` does not exist",
+    });
   });
 
   it("says a pass from before the reset in words and local time, and asks for a Check", () => {
