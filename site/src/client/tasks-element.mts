@@ -28,9 +28,6 @@ interface TaskParts {
   passed: boolean;
 }
 
-/** WithGoal is a task description that may carry its goal (Markdown, parameters filled in by the server). */
-type WithGoal = { goal?: string | null };
-
 function h<K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: string): HTMLElementTagNameMap[K] {
   const el = document.createElement(tag);
   if (cls) el.className = cls;
@@ -70,7 +67,6 @@ class LabTasks extends HTMLElement {
   private lab!: LabSession;
   private labId = "";
   private tasks = new Map<string, TaskParts>();
-  private goals = new Map<string, string>();
   private refreshing: Promise<void> | null = null;
 
   connectedCallback(): void {
@@ -106,11 +102,7 @@ class LabTasks extends HTMLElement {
       return;
     }
     list.replaceChildren();
-    summary.tasks.forEach((t, i) => {
-      const goal = (t as WithGoal).goal;
-      if (goal) this.goals.set(t.id, goal);
-      this.createTask(list, i + 1, t.id, t.title, t.hintCount);
-    });
+    summary.tasks.forEach((t, i) => this.createTask(list, i + 1, t.id, t.title, t.hintCount));
     this.apply(states, "quiet");
     this.setupArmed(
       this.q<HTMLButtonElement>("reset"),
@@ -168,9 +160,6 @@ class LabTasks extends HTMLElement {
     for (const s of states) {
       const p = this.tasks.get(s.task);
       if (!p) continue;
-      const goal = (s as WithGoal).goal ?? this.goals.get(s.task);
-      if (goal) setMarkdown(p.goal, goal);
-      p.goal.hidden = !goal;
       p.hintCount = s.hintCount;
       if (s.hints.length !== p.hints.children.length) {
         p.hints.replaceChildren(...s.hints.map((text) => this.hintItem(text)));
@@ -267,6 +256,14 @@ class LabTasks extends HTMLElement {
     if (!p) return;
     const s = this.lab.session();
     const view = describeResult(r, { createdAt: s.createdAt, resetAt: s.resetAt ?? null }, new Date());
+    // The goal comes with every result, its {{params}} filled in for this session by the server.
+    if (r.goal !== undefined) {
+      if (r.goal && p.goal.dataset["text"] !== r.goal) {
+        setMarkdown(p.goal, r.goal);
+        p.goal.dataset["text"] = r.goal;
+      }
+      p.goal.hidden = !r.goal;
+    }
     const newlyPassed = view.passed && !p.passed;
     p.passed = view.passed;
     p.li.dataset["passed"] = String(p.passed);

@@ -7,6 +7,7 @@ const now = new Date("2026-12-01T21:30:00Z"); // 22:30 in Berlin
 const base: TaskResult = {
   task: "t",
   title: "T",
+  goal: null,
   passed: false,
   message: "Not checked yet.",
   passedAt: null,
