@@ -404,6 +404,8 @@ describe.skipIf(skip)("the course in a browser", () => {
       console.log(
         `e2e: ${entry.lab}: "${entry.task.title}" passed in ${Date.now() - started} ms (page, solution, Check)`,
       );
+      await t.scrollIntoViewIfNeeded();
+      console.log(`e2e: screenshot ${await saveScreenshot(p, `lab-${entry.lab}`)}`);
       await p.evaluate(`(async () => {
         const { sessions } = await (await fetch("/api/sessions")).json();
         for (const s of sessions.filter((x) => x.lab === ${JSON.stringify(entry.lab)}))
