@@ -5,6 +5,7 @@
 import mdx from "@astrojs/mdx";
 import { defineConfig } from "astro/config";
 import { fileURLToPath } from "node:url";
+import { astroPrecompress } from "../scripts/precompress.mjs";
 
 const repoRoot = fileURLToPath(new URL("..", import.meta.url));
 // The lessons folder, absolute. ETCD_LAB_LESSONS_DIR overrides it (the build-failure test points it at a
@@ -34,7 +35,8 @@ export default defineConfig({
   ...(process.env.ETCD_LAB_ASTRO_CACHE_DIR ? { cacheDir: process.env.ETCD_LAB_ASTRO_CACHE_DIR } : {}),
   trailingSlash: "ignore",
   build: { format: "directory" },
-  integrations: [mdx()],
+  // astroPrecompress leaves .br and .gz copies beside the built text files for the lab server to send.
+  integrations: [mdx(), astroPrecompress()],
   devToolbar: { enabled: false },
   server: { host: "127.0.0.1", port: Number(process.env.ETCD_LAB_DEV_PORT ?? 4321) },
   markdown: {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { gzipSync } from "node:zlib";
+import { parse as parseYaml } from "yaml";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { chromium } from "playwright-core";
 
@@ -171,10 +172,13 @@ export interface Browsing {
   page: Page;
 }
 
-/** openBrowser launches Debian's Chromium headless and opens a page signed in to the lab server. */
+/** laptopViewport is the smallest screen the lesson layout promises a whole terminal of 100×20 on. */
+export const laptopViewport = { width: 1280, height: 800 } as const;
+
+/** openBrowser launches Debian's Chromium headless and opens a page signed in to the lab server (1280×800). */
 export async function openBrowser(server: LabServer): Promise<Browsing> {
   const browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, reducedMotion: "reduce" });
+  const context = await browser.newContext({ viewport: laptopViewport, reducedMotion: "reduce" });
   await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.origin });
   const page = await context.newPage();
   // The printed URL: the server swaps the token for a cookie and redirects to the same page without it.
@@ -188,6 +192,42 @@ export async function saveScreenshot(page: Page, name: string): Promise<string> 
   const file = join(screenshotsDir, `${name}.png`);
   await page.screenshot({ path: file });
   return relative(repo, file);
+}
+
+/** CourseLab is a lab the course lists: the lesson that uses it and the lab's first task. */
+export interface CourseLab {
+  lab: string;
+  lessonDir: string;
+  /** slug is the lesson's URL segment (lessons/<slug>/). */
+  slug: string;
+  task: { id: string; title: string; goal?: string; solution: readonly string[] };
+}
+
+/**
+ * courseLabs lists every lab of the course in lesson order: each lessons/<nn>-<slug>/index.mdx whose part and
+ * chapter lessons/course.json names, with the first task of its lab definition (lab/<lab>/lab.ts).
+ */
+export async function courseLabs(): Promise<CourseLab[]> {
+  const dir = join(repo, "lessons");
+  const course = JSON.parse(readFileSync(join(dir, "course.json"), "utf8")) as {
+    parts: { id: string; chapters: { id: string }[] }[];
+  };
+  const chapters = new Set(course.parts.flatMap((p) => p.chapters.map((c) => `${p.id}/${c.id}`)));
+  const out: CourseLab[] = [];
+  for (const lessonDir of readdirSync(dir).sort()) {
+    const file = join(dir, lessonDir, "index.mdx");
+    if (!existsSync(file)) continue;
+    const front = /^---\n([\s\S]*?)\n---/.exec(readFileSync(file, "utf8"))?.[1];
+    const data = (front ? parseYaml(front) : {}) as { lab?: string; part?: string; chapter?: string };
+    if (!data.lab || !chapters.has(`${data.part}/${data.chapter}`)) continue;
+    const mod = (await import(join(repo, "lab", data.lab, "lab.ts"))) as {
+      default: { tasks: { id: string; title: string; goal?: string; solution: readonly string[] }[] };
+    };
+    const first = mod.default.tasks[0];
+    if (!first) throw new Error(`lab ${data.lab} has no task`);
+    out.push({ lab: data.lab, lessonDir, slug: lessonDir.replace(/^\d+-/, ""), task: first });
+  }
+  return out;
 }
 
 /** pageScripts lists the /_astro/*.js files a built page loads: its module scripts and their static imports. */

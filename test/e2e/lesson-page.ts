@@ -124,3 +124,67 @@ const pictureScript = `(() => {
 export function readClusterPicture(page: Page): Promise<ClusterPicture> {
   return page.evaluate(pictureScript) as Promise<ClusterPicture>;
 }
+
+/** promptLine matches a row that is the lab shell's prompt with nothing typed after it. */
+const promptLine = /^\[[0-9a-z-]+\] [^\n]*[$#]\s*$/;
+
+/**
+ * typeAndWait types one command (a line) into the terminal like a person, presses Enter, and waits until it
+ * finished: the screen changed since before the typing (the echo, the output) and its last non-empty row is
+ * an empty prompt again.
+ */
+export async function typeAndWait(page: Page, command: string, timeoutMs = 120_000, title = "Terminal"): Promise<void> {
+  const before = await terminalText(page, title);
+  await typeCommand(page, command, title);
+  const deadline = Date.now() + timeoutMs;
+  let text = "";
+  while (Date.now() < deadline) {
+    text = await terminalText(page, title);
+    const last =
+      text
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .pop() ?? "";
+    if (text !== before && promptLine.test(last)) return;
+    await page.waitForTimeout(150);
+  }
+  throw new Error(`"${command}" did not finish within ${timeoutMs} ms; the terminal shows:\n${text}`);
+}
+
+/** shellSize asks the shell for its size (`stty size`) and returns what it reports. */
+export async function shellSize(page: Page): Promise<{ rows: number; cols: number }> {
+  await typeAndWait(page, "clear; stty size", 20_000);
+  const m = /^(\d+) (\d+)\s*$/m.exec(await terminalText(page));
+  if (!m) throw new Error(`stty size printed nothing readable:\n${await terminalText(page)}`);
+  return { rows: Number(m[1]), cols: Number(m[2]) };
+}
+
+// Runs in the page: the boxes the layout promises, and how many lines each member's DB size text takes.
+const layoutScript = `(() => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return { top: r.top, bottom: r.bottom, left: r.left, right: r.right }; };
+  const dock = document.querySelector('aside[aria-label="Lab"]');
+  const lines = (el) => { const r = document.createRange(); r.selectNodeContents(el); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+  return {
+    viewport: { width: innerWidth, height: innerHeight },
+    terminal: box(dock.querySelector("lab-terminal")),
+    text: box(document.getElementById("lesson-text")),
+    dock: box(dock),
+    memberTops: [...dock.querySelectorAll("li.node")].map((li) => Math.round(li.getBoundingClientRect().top)),
+    dbSizeLines: [...dock.querySelectorAll("li.node .node-db")].map(lines),
+  };
+})()`;
+
+/** LayoutPicture is where the lesson page put its parts. */
+export interface LayoutPicture {
+  viewport: { width: number; height: number };
+  terminal: { top: number; bottom: number; left: number; right: number };
+  text: { top: number; bottom: number; left: number; right: number };
+  dock: { top: number; bottom: number; left: number; right: number };
+  memberTops: number[];
+  dbSizeLines: number[];
+}
+
+/** readLayout measures the lesson page's layout in one pass. */
+export function readLayout(page: Page): Promise<LayoutPicture> {
+  return page.evaluate(layoutScript) as Promise<LayoutPicture>;
+}

@@ -1,5 +1,6 @@
-// <cluster-view>: draws the lab's members from the status stream (several samples a second) and offers a
-// per-member actions menu (WAI-ARIA menu button). Every string comes from lib/cluster-model.ts; this file
+// <cluster-view>: draws the lab's members from the status stream (several samples a second) as one compact
+// row, with a Details toggle (remembered) for each member's numbers and the table, and offers a per-member
+// actions menu (WAI-ARIA menu button). Every string comes from lib/cluster-model.ts; this file
 // only creates elements once per member and updates their text in place, so focus and open menus survive
 // the updates and screen readers are not flooded.
 import type { ClusterStatus, MemberStatus } from "../../../engine/lab-engine/index.ts";
@@ -34,6 +35,7 @@ interface NodeParts {
   stateBadge: HTMLElement;
   roleBadge: HTMLElement;
   extraBadges: HTMLElement;
+  db: HTMLElement;
   values: Record<"term" | "raftIndex" | "appliedIndex" | "db" | "leaderChanges", HTMLElement>;
   quota: HTMLElement;
   quotaBar: HTMLElement;
@@ -41,6 +43,9 @@ interface NodeParts {
 }
 
 let instances = 0;
+
+/** detailsKey remembers whether the learner keeps the members' details open (a layout preference). */
+const detailsKey = "etcd-lab:layout:cluster-details";
 
 class ClusterView extends HTMLElement {
   private started = false;
@@ -74,6 +79,7 @@ class ClusterView extends HTMLElement {
       setText(this.q("summary"), "No cluster");
       return;
     }
+    this.setUpDetails();
     const heal = this.q<HTMLButtonElement>("heal");
     heal.onclick = () => void this.act(() => api.heal(this.lab.session().id), "Network healed.");
     const first = this.lab.latestStatus();
@@ -87,12 +93,39 @@ class ClusterView extends HTMLElement {
     void this.pollControlPlane();
   }
 
+  /** setUpDetails wires the Details toggle: members' numbers, quota bars and the table, shown on demand. */
+  private setUpDetails(): void {
+    const toggle = this.q<HTMLButtonElement>("details-toggle");
+    const table = this.q("table-box");
+    const show = (open: boolean, save: boolean) => {
+      this.dataset["details"] = open ? "open" : "closed";
+      toggle.setAttribute("aria-expanded", String(open));
+      table.hidden = !open;
+      if (!save) return;
+      try {
+        localStorage.setItem(detailsKey, open ? "open" : "closed");
+      } catch {
+        // Storage disabled: the choice lasts for this page.
+      }
+    };
+    let saved: string | null = null;
+    try {
+      saved = localStorage.getItem(detailsKey);
+    } catch {
+      saved = null;
+    }
+    show(saved === "open", false);
+    toggle.addEventListener("click", () => show(toggle.getAttribute("aria-expanded") !== "true", true));
+  }
+
   /** pollControlPlane shows the simulated Kubernetes control plane's line every 5 s, if the lab runs one. */
   private async pollControlPlane(): Promise<void> {
     const el = this.q("kube");
     for (;;) {
       try {
-        setText(el, controlPlaneLine(await api.kubeStatus(this.lab.session().id)));
+        const line = controlPlaneLine(await api.kubeStatus(this.lab.session().id));
+        setText(el, line);
+        el.title = line;
         el.hidden = false;
       } catch (err) {
         if ((err as { code?: string }).code === "unsupported") return; // this lab runs no control plane
@@ -148,11 +181,14 @@ class ClusterView extends HTMLElement {
     button.append("Actions", h("span", "chevron", " ▾"));
     head.append(crown, h("span", "node-name", name), button);
 
+    const line = h("div", "node-line");
     const badges = h("div", "badges");
     const stateBadge = h("span", "badge");
     const roleBadge = h("span", "badge role");
     const extraBadges = h("span", "badge-extras");
     badges.append(stateBadge, roleBadge, extraBadges);
+    const db = h("span", "node-db");
+    line.append(badges, db);
 
     const dl = h("dl");
     const value = (label: string) => {
@@ -179,7 +215,9 @@ class ClusterView extends HTMLElement {
     menu.setAttribute("aria-label", `Actions for ${name}`);
     menu.hidden = true;
 
-    li.append(head, badges, dl, quota, quotaText, menu);
+    const details = h("div", "node-details");
+    details.append(dl, quota, quotaText);
+    li.append(head, line, details, menu);
     button.addEventListener("click", () =>
       this.openMenu?.name === name ? this.closeMenu(true) : this.showMenu(name, 0),
     );
@@ -195,7 +233,20 @@ class ClusterView extends HTMLElement {
     // Keep members in name order whatever order they first appear in.
     const after = [...list.children].find((c) => ((c as HTMLElement).dataset["member"] ?? "") > name);
     list.insertBefore(li, after ?? null);
-    const parts = { li, crown, button, menu, stateBadge, roleBadge, extraBadges, values, quota, quotaBar, quotaText };
+    const parts = {
+      li,
+      crown,
+      button,
+      menu,
+      stateBadge,
+      roleBadge,
+      extraBadges,
+      db,
+      values,
+      quota,
+      quotaBar,
+      quotaText,
+    };
     this.nodes.set(name, parts);
     return parts;
   }
@@ -222,6 +273,7 @@ class ClusterView extends HTMLElement {
     setText(p.values.raftIndex, v.raftIndex);
     setText(p.values.appliedIndex, v.appliedIndex);
     setText(p.values.db, v.dbSize);
+    setText(p.db, v.dbSize === "—" ? "" : `DB ${v.dbSize}`);
     setText(p.values.leaderChanges, v.leaderChanges);
     p.quota.dataset["level"] = v.quotaPercent >= 80 ? "high" : "normal";
     p.quota.setAttribute("aria-label", `Quota used: ${v.quotaUsed}`);

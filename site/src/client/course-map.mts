@@ -1,12 +1,14 @@
-// The course map's progress badges: first from localStorage (instant, works offline), then merged with the
-// lab server's copy (GET /api/labs + /api/progress) and saved back.
-import type { StoredProgress } from "../lib/progress.ts";
-import { describeProgress, fromServer, mergeProgress, readStored, writeStored } from "../lib/progress.ts";
+// The course map's progress badges, from the lab server (GET /api/labs + /api/progress), the only record of
+// progress: read when the page is shown, again when it comes back from the back/forward cache or into view.
+import type { LabTally } from "../lib/progress.ts";
+import { describeProgress, fromServer, legacyStorageKey } from "../lib/progress.ts";
 import { api, authReady } from "./auth.mts";
 
-function paint(progress: StoredProgress): void {
+function paint(progress: Record<string, LabTally> | null): void {
   for (const card of document.querySelectorAll<HTMLElement>(".lesson-card[data-lab]")) {
-    const p = describeProgress(progress[card.dataset["lab"] ?? ""]);
+    const p = progress
+      ? describeProgress(progress[card.dataset["lab"] ?? ""])
+      : { text: "Progress unavailable (is the lab server running?)", percent: 0, state: "new" as const };
     const text = card.querySelector<HTMLElement>("[data-progress]");
     const bar = card.querySelector<HTMLElement>("[data-progress-bar]");
     if (text) {
@@ -18,17 +20,24 @@ function paint(progress: StoredProgress): void {
 }
 
 async function load(): Promise<void> {
-  const local = readStored(localStorage);
-  paint(local);
   await authReady;
   try {
     const [labs, server] = await Promise.all([api.labs(), api.progress()]);
-    const merged = mergeProgress(local, fromServer(labs, server));
-    writeStored(localStorage, merged);
-    paint(merged);
+    paint(fromServer(labs, server));
   } catch {
-    // The server is unreachable (or this is a static preview): the local copy stays on screen.
+    paint(null);
   }
 }
 
+try {
+  localStorage.removeItem(legacyStorageKey); // a stale browser copy from an earlier version
+} catch {
+  // Storage disabled: nothing to remove.
+}
 void load();
+window.addEventListener("pageshow", (ev) => {
+  if (ev.persisted) void load();
+});
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") void load();
+});

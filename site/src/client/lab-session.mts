@@ -14,8 +14,8 @@ export interface LabSession {
   latestStatus(): ClusterStatus | undefined;
   /** subscribe receives every /ws/cluster message; it returns an unsubscribe function. */
   subscribe(listener: (msg: ClusterMessage) => void): () => void;
-  /** reset puts the lab back to its initial state. */
-  reset(): Promise<Session>;
+  /** reset puts the lab back to its initial state; with clearProgress every task becomes not done too. */
+  reset(clearProgress?: boolean): Promise<Session>;
 }
 
 const sessions = new Map<string, Promise<LabSession>>();
@@ -85,9 +85,9 @@ async function open(lab: string): Promise<LabSession> {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
-    async reset() {
+    async reset(clearProgress = false) {
       setPageStatus("Resetting the lab…");
-      session = await api.reset(session.id);
+      session = await api.reset(session.id, clearProgress);
       setPageStatus("Lab reset: a fresh cluster and fresh shells.", "ok");
       return session;
     },

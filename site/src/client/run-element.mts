@@ -1,7 +1,7 @@
 // <run-command>: a command block with a Run button that types the command into a terminal of the page
 // (data-terminal, else "main", else the first) and presses Enter. The button is enabled while that
-// terminal's shell is attached.
-import { findTerminal, watchTerminals } from "./terminal-registry.mts";
+// terminal's shell is attached and no task's solution is typing into the page's terminals.
+import { findTerminal, solutionRunning, watchTerminals } from "./terminal-registry.mts";
 
 class RunCommand extends HTMLElement {
   private started = false;
@@ -18,18 +18,21 @@ class RunCommand extends HTMLElement {
     const target = this.dataset["terminal"] || undefined;
     const update = () => {
       const t = findTerminal(target);
-      button.disabled = !t?.live();
-      button.title = t
-        ? t.live()
-          ? "Type this into the terminal and press Enter"
-          : "The terminal is not connected"
-        : "";
+      const solving = solutionRunning();
+      button.disabled = !t?.live() || solving !== null;
+      button.title = !t
+        ? ""
+        : !t.live()
+          ? "The terminal is not connected"
+          : solving !== null
+            ? `Wait: the solution of "${solving}" is typing`
+            : "Type this into the terminal and press Enter";
     };
     watchTerminals(update);
     update();
     button.addEventListener("click", () => {
       const t = findTerminal(target);
-      if (!t?.live()) return;
+      if (!t?.live() || solutionRunning() !== null) return;
       t.run(text);
       const box = t.element.getBoundingClientRect();
       if (box.bottom < 0 || box.top > window.innerHeight) t.element.scrollIntoView({ block: "nearest" });

@@ -1,19 +1,24 @@
 // <lab-tasks>: the lab's tasks with live status (pushed by /ws/cluster when the server's automatic checks
-// change a result), Check with the check's one-line reason, hints one at a time, Solve (the server types the
-// scripted solution into a visible terminal) and Reset lab. Every result is also said in an ARIA live region,
-// and passed tasks are saved to localStorage for the course map.
+// change a result), each task's goal (what to produce), Check with the check's one-line reason, hints one at a
+// time, Solve (the server types the scripted solution into a visible terminal; one at a time on the page),
+// Reset lab and Start over (a reset that also clears the lab's progress, as `lab reset --clear-progress`). The
+// server is the only record of progress: the list is re-read from it after a reset or when the tab comes back
+// into view. Results are said in an ARIA live region.
 import type { LabSummary, TaskResult, TaskState } from "../../../engine/lab-engine/index.ts";
-import { readStored, withTask, writeStored } from "../lib/progress.ts";
+import { describeResult } from "../lib/task-result.ts";
 import { api } from "./auth.mts";
 import type { LabSession } from "./lab-session.mts";
 import { labSession } from "./lab-session.mts";
-import { findTerminal } from "./terminal-registry.mts";
+import { setMarkdown } from "./markdown-dom.mts";
+import { beginSolution, endSolution, findTerminal, solutionRunning, watchTerminals } from "./terminal-registry.mts";
 
 interface TaskParts {
   li: HTMLLIElement;
+  n: number;
   title: string;
   mark: HTMLElement;
   status: HTMLElement;
+  goal: HTMLElement;
   result: HTMLElement;
   check: HTMLButtonElement;
   hint: HTMLButtonElement;
@@ -62,6 +67,7 @@ class LabTasks extends HTMLElement {
   private lab!: LabSession;
   private labId = "";
   private tasks = new Map<string, TaskParts>();
+  private refreshing: Promise<void> | null = null;
 
   connectedCallback(): void {
     if (this.started) return;
@@ -96,26 +102,80 @@ class LabTasks extends HTMLElement {
       return;
     }
     list.replaceChildren();
-    summary.tasks.forEach((t, i) => {
-      const state = states.find((s) => s.task === t.id);
-      this.createTask(list, i + 1, t.id, t.title, t.hintCount, state);
-    });
-    this.updateCount();
-    this.setupReset();
+    summary.tasks.forEach((t, i) => this.createTask(list, i + 1, t.id, t.title, t.hintCount));
+    this.apply(states, "quiet");
+    this.setupArmed(
+      this.q<HTMLButtonElement>("reset"),
+      "Reset lab",
+      "Really reset? Click again",
+      "Press Reset lab again to confirm: the cluster and the shells are replaced. Your progress is kept.",
+      "Resetting…",
+      async () => {
+        await this.lab.reset();
+        await this.refresh();
+        this.say(
+          "The lab was reset: a fresh cluster and fresh shells. Passed tasks stay passed; Check grades the new cluster.",
+        );
+      },
+    );
+    this.setupArmed(
+      this.q<HTMLButtonElement>("start-over"),
+      "Start over",
+      "Really start over? Click again",
+      "Press Start over again to confirm: the cluster and the shells are replaced, and every task of this lab becomes not done, its hints hidden.",
+      "Starting over…",
+      async () => {
+        await this.lab.reset(true);
+        await this.refresh();
+        this.say("The lab starts over: a fresh cluster and fresh shells, and no task done yet.");
+      },
+    );
     this.lab.subscribe((msg) => {
       if (msg.type === "task") this.showResult(msg.result, "auto");
-      if (msg.type === "session") for (const r of msg.session.tasks) this.showResult(r, "quiet");
+      // After a reset (the shell's `lab reset --clear-progress` too) the server's copy is re-read.
+      if (msg.type === "session" && msg.session.state === "ready") void this.refresh();
     });
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") void this.refresh();
+    });
+    watchTerminals(() => this.updateSolveButtons());
+    this.updateSolveButtons();
   }
 
-  private createTask(
-    list: HTMLOListElement,
-    n: number,
-    id: string,
-    title: string,
-    hintCount: number,
-    state: TaskState | undefined,
-  ): void {
+  /** refresh re-reads every task's state (results and revealed hints) from the server. */
+  private refresh(): Promise<void> {
+    this.refreshing ??= (async () => {
+      try {
+        this.apply(await api.tasks(this.lab.session().id), "quiet");
+      } catch {
+        // The server is busy (a reset in flight) or unreachable: the next session message or visit retries.
+      } finally {
+        this.refreshing = null;
+      }
+    })();
+    return this.refreshing;
+  }
+
+  private apply(states: readonly TaskState[], how: "quiet"): void {
+    for (const s of states) {
+      const p = this.tasks.get(s.task);
+      if (!p) continue;
+      p.hintCount = s.hintCount;
+      if (s.hints.length !== p.hints.children.length) {
+        p.hints.replaceChildren(...s.hints.map((text) => this.hintItem(text)));
+      }
+      this.updateHintButton(p);
+      this.showResult(s, how);
+    }
+  }
+
+  private hintItem(text: string): HTMLLIElement {
+    const li = h("li");
+    setMarkdown(li, text);
+    return li;
+  }
+
+  private createTask(list: HTMLOListElement, n: number, id: string, title: string, hintCount: number): void {
     const li = h("li", "task");
     li.dataset["task"] = id;
     const head = h("div", "task-head");
@@ -124,6 +184,8 @@ class LabTasks extends HTMLElement {
     const heading = h("h3", "task-title", title);
     const status = h("span", "task-status", "Not done yet");
     head.append(mark, heading, status);
+    const goal = h("p", "task-goal");
+    goal.hidden = true;
 
     const actions = h("div", "task-actions");
     const check = button("Check", title);
@@ -134,14 +196,26 @@ class LabTasks extends HTMLElement {
     result.hidden = true;
     const hints = h("ol", "hints");
     hints.setAttribute("aria-label", `Hints for ${title}`);
-    li.append(head, actions, result, hints);
+    li.append(head, goal, actions, result, hints);
     list.append(li);
 
-    const parts: TaskParts = { li, title, mark, status, result, check, hint, solve, hints, hintCount, passed: false };
+    const parts: TaskParts = {
+      li,
+      n,
+      title,
+      mark,
+      status,
+      goal,
+      result,
+      check,
+      hint,
+      solve,
+      hints,
+      hintCount,
+      passed: false,
+    };
     this.tasks.set(id, parts);
-    for (const text of state?.hints ?? []) hints.append(h("li", undefined, text));
     this.updateHintButton(parts);
-    if (state) this.showResult(state, "quiet");
 
     check.addEventListener("click", () => isDisabled(check) || void this.check(id));
     hint.addEventListener("click", () => isDisabled(hint) || void this.hint(id));
@@ -161,35 +235,63 @@ class LabTasks extends HTMLElement {
     }
   }
 
-  /** showResult shows a check result; "auto" results (server-side checks) are announced only when they pass. */
+  /** updateSolveButtons disables every Solve (and Reset) while any solution on the page is typing. */
+  private updateSolveButtons(): void {
+    const running = solutionRunning();
+    for (const p of this.tasks.values()) {
+      setDisabled(p.solve, running !== null);
+      if (running !== null) p.solve.title = `Wait: the solution of "${running}" is typing`;
+      else p.solve.removeAttribute("title");
+    }
+    const reset = this.querySelector<HTMLButtonElement>("[data-reset]");
+    if (reset && reset.dataset["working"] !== "true") setDisabled(reset, running !== null);
+  }
+
+  /**
+   * showResult shows the server's result for a task (the server's word is final: a cleared progress makes a
+   * task not done here too); "auto" results (server-side checks) are announced only when they pass.
+   */
   private showResult(r: TaskResult, how: "asked" | "auto" | "quiet"): void {
     const p = this.tasks.get(r.task);
     if (!p) return;
-    const newlyPassed = r.passed && !p.passed;
-    p.passed = p.passed || r.passed;
+    const s = this.lab.session();
+    const view = describeResult(r, { createdAt: s.createdAt, resetAt: s.resetAt ?? null }, new Date());
+    // The goal comes with every result, its {{params}} filled in for this session by the server.
+    if (r.goal !== undefined) {
+      if (r.goal && p.goal.dataset["text"] !== r.goal) {
+        setMarkdown(p.goal, r.goal);
+        p.goal.dataset["text"] = r.goal;
+      }
+      p.goal.hidden = !r.goal;
+    }
+    const newlyPassed = view.passed && !p.passed;
+    p.passed = view.passed;
     p.li.dataset["passed"] = String(p.passed);
-    p.mark.textContent = p.passed ? "✓" : String([...this.tasks.keys()].indexOf(r.task) + 1);
-    p.status.textContent = p.passed ? "Done" : "Not done yet";
-    // A failing background check is not news: show it only once the learner asked (then keep it current).
-    if (how === "asked" || r.passed || !p.result.hidden) {
+    p.mark.textContent = p.passed ? "✓" : String(p.n);
+    p.status.textContent = view.status;
+    if (view.kind === null) {
+      p.result.hidden = true;
+    } else if (how === "asked" || view.passed || !p.result.hidden) {
+      // A failing background check is not news: show it only once the learner asked (then keep it current).
       p.result.hidden = false;
-      p.result.dataset["kind"] = r.passed ? "pass" : "fail";
-      p.result.textContent = `${r.passed ? "Passed" : "Not yet"}: ${r.message}`;
+      p.result.dataset["kind"] = view.kind;
+      setMarkdown(p.result, view.text);
     }
-    if (how === "asked") this.say(`${p.title}: ${r.passed ? "passed" : "not yet"}. ${r.message}`);
-    else if (how === "auto" && newlyPassed) this.say(`${p.title}: passed. ${r.message}`);
-    if (newlyPassed) {
-      writeStored(localStorage, withTask(readStored(localStorage), this.labId, r.task, true, this.tasks.size));
-      this.updateCount();
-    }
+    if (how === "asked") {
+      const spoken =
+        view.kind === "fail"
+          ? `not yet. ${r.message}`
+          : view.kind === "pass"
+            ? `passed. ${r.current?.message ?? r.message}`
+            : view.text;
+      this.say(`${p.title}: ${spoken}`);
+    } else if (how === "auto" && newlyPassed) this.say(`${p.title}: passed. ${r.message}`);
+    this.updateCount();
   }
 
   private updateCount(): void {
     const done = [...this.tasks.values()].filter((t) => t.passed).length;
     this.q("count").textContent = `${done} of ${this.tasks.size} done`;
-    const stored = readStored(localStorage);
-    if (!stored[this.labId])
-      writeStored(localStorage, { ...stored, [this.labId]: { passed: [], total: this.tasks.size } });
   }
 
   private async busy(b: HTMLButtonElement, label: string, run: () => Promise<void>): Promise<void> {
@@ -222,7 +324,7 @@ class LabTasks extends HTMLElement {
     try {
       const answer = await api.hint(this.lab.session().id, id);
       p.hintCount = answer.total;
-      if (answer.index >= p.hints.children.length) p.hints.append(h("li", undefined, answer.hint));
+      if (answer.index >= p.hints.children.length) p.hints.append(this.hintItem(answer.hint));
       this.say(`Hint ${answer.index + 1} of ${answer.total}: ${answer.hint}`);
     } catch (err) {
       this.showError(p, `No hint: ${(err as Error).message}`);
@@ -233,59 +335,76 @@ class LabTasks extends HTMLElement {
   private async solve(id: string): Promise<void> {
     const p = this.tasks.get(id);
     if (!p) return;
-    const terminalId = this.dataset["terminal"] || "main";
-    const term = findTerminal(terminalId);
-    if (term) {
-      const box = term.element.getBoundingClientRect();
-      if (box.bottom < 0 || box.top > window.innerHeight) term.element.scrollIntoView({ block: "nearest" });
+    if (!beginSolution(p.title)) {
+      this.showError(p, `Wait: the solution of "${solutionRunning()}" is still typing.`);
+      return;
     }
-    this.say(`Solving ${p.title}: watch the terminal.`);
-    await this.busy(p.solve, "Solving… watch the terminal", async () => {
-      try {
-        const answer = await api.solve(this.lab.session().id, id, terminalId);
-        this.showResult(answer.result, "asked");
-      } catch (err) {
-        this.showError(p, `The solution could not run: ${(err as Error).message}`);
+    try {
+      const terminalId = this.dataset["terminal"] || "main";
+      const term = findTerminal(terminalId);
+      if (term) {
+        const box = term.element.getBoundingClientRect();
+        if (box.bottom < 0 || box.top > window.innerHeight) term.element.scrollIntoView({ block: "nearest" });
       }
-    });
+      this.say(`Solving ${p.title}: watch the terminal.`);
+      await this.busy(p.solve, "Solving… watch the terminal", async () => {
+        try {
+          const answer = await api.solve(this.lab.session().id, id, terminalId);
+          this.showResult(answer.result, "asked");
+        } catch (err) {
+          this.showError(p, `The solution could not run: ${(err as Error).message}`);
+        }
+      });
+    } finally {
+      endSolution();
+    }
   }
 
   private showError(p: TaskParts, text: string): void {
     p.result.hidden = false;
     p.result.dataset["kind"] = "error";
-    p.result.textContent = text;
+    setMarkdown(p.result, text);
     this.say(text);
   }
 
-  private setupReset(): void {
-    const reset = this.q<HTMLButtonElement>("reset");
+  /** setupArmed wires a button that asks for a second click (within 5 s) before it acts. */
+  private setupArmed(
+    b: HTMLButtonElement,
+    label: string,
+    armedLabel: string,
+    armedSay: string,
+    workingLabel: string,
+    action: () => Promise<void>,
+  ): void {
     let armed: ReturnType<typeof setTimeout> | undefined;
     const disarm = () => {
       clearTimeout(armed);
       armed = undefined;
-      reset.textContent = "Reset lab";
-      delete reset.dataset["armed"];
+      b.textContent = label;
+      delete b.dataset["armed"];
     };
-    reset.addEventListener("click", async () => {
-      if (isDisabled(reset)) return;
+    b.addEventListener("click", async () => {
+      if (isDisabled(b)) return;
       if (!armed) {
-        reset.textContent = "Really reset? Click again";
-        reset.dataset["armed"] = "true";
-        this.say("Press Reset lab again to confirm: the cluster and the shells are replaced. Your progress is kept.");
+        b.textContent = armedLabel;
+        b.dataset["armed"] = "true";
+        this.say(armedSay);
         armed = setTimeout(disarm, 5000);
         return;
       }
       disarm();
-      setDisabled(reset, true);
-      reset.textContent = "Resetting…";
+      setDisabled(b, true);
+      b.dataset["working"] = "true";
+      b.textContent = workingLabel;
       try {
-        await this.lab.reset();
-        this.say("The lab was reset: a fresh cluster and fresh shells. Passed tasks stay passed.");
+        await action();
       } catch (err) {
-        this.say(`The reset failed: ${(err as Error).message}`);
+        this.say(`${label} failed: ${(err as Error).message}`);
       } finally {
-        setDisabled(reset, false);
-        reset.textContent = "Reset lab";
+        delete b.dataset["working"];
+        setDisabled(b, false);
+        b.textContent = label;
+        this.updateSolveButtons();
       }
     });
   }

@@ -82,7 +82,8 @@ class LabTerminal extends HTMLElement {
     const term = new Terminal({
       screenReaderMode: true,
       fontFamily: 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace',
-      fontSize: 14,
+      // 13 px: 100 columns fit beside the lesson text on a 1280 px screen (pages/lessons/[slug].astro).
+      fontSize: 13,
       lineHeight: 1.15,
       cursorBlink: true,
       scrollback: 5000,

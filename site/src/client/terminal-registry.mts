@@ -1,4 +1,5 @@
-// The terminals on this page by id, so <Run> buttons and the Tasks' Solve can find "main".
+// The terminals on this page by id, so <Run> buttons and the Tasks' Solve can find "main"; and the page's one
+// solution slot, so two solutions never type at once (Solve and Run wait while one is typing).
 
 /** TerminalHandle is what other components may do with a terminal. */
 export interface TerminalHandle {
@@ -34,4 +35,28 @@ export function watchTerminals(fn: () => void): void {
 /** notifyTerminals tells the watchers that something changed. */
 export function notifyTerminals(): void {
   for (const fn of watchers) fn();
+}
+
+let solving: string | null = null;
+
+/**
+ * beginSolution claims the page's solution slot for a task (only one solution types at a time, whichever
+ * Tasks list started it); false when another one is typing. Watchers hear of the change.
+ */
+export function beginSolution(title: string): boolean {
+  if (solving !== null) return false;
+  solving = title;
+  notifyTerminals();
+  return true;
+}
+
+/** endSolution frees the slot. */
+export function endSolution(): void {
+  solving = null;
+  notifyTerminals();
+}
+
+/** solutionRunning names the task whose solution is typing, or null. */
+export function solutionRunning(): string | null {
+  return solving;
 }

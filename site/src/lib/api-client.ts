@@ -75,9 +75,9 @@ export class LabApi {
     return this.call("GET", `/api/sessions/${enc(sid)}`);
   }
 
-  /** reset puts the lab back to its initial state (progress is kept). */
-  reset(sid: string): Promise<Session> {
-    return this.call("POST", `/api/sessions/${enc(sid)}/reset`, {});
+  /** reset puts the lab back to its initial state; progress is kept unless clearProgress. */
+  reset(sid: string, clearProgress = false): Promise<Session> {
+    return this.call("POST", `/api/sessions/${enc(sid)}/reset`, clearProgress ? { clearProgress } : {});
   }
 
   /** status reads one cluster status snapshot. */

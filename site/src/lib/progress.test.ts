@@ -1,21 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { LabSummary } from "../../../engine/lab-engine/index.ts";
-import type { StorageLike } from "./progress.ts";
-import {
-  describeProgress,
-  fromServer,
-  mergeProgress,
-  progressStorageKey,
-  readStored,
-  withTask,
-  writeStored,
-} from "./progress.ts";
-
-function memory(initial?: string): StorageLike & { data: Map<string, string> } {
-  const data = new Map<string, string>();
-  if (initial !== undefined) data.set(progressStorageKey, initial);
-  return { data, getItem: (k) => data.get(k) ?? null, setItem: (k, v) => void data.set(k, v) };
-}
+import { describeProgress, fromServer } from "./progress.ts";
 
 const lab: LabSummary = {
   id: "02-raft-and-quorum",
@@ -28,29 +13,7 @@ const lab: LabSummary = {
   ],
 };
 
-describe("stored progress", () => {
-  it("round-trips and ignores junk", () => {
-    const s = memory();
-    writeStored(s, { a: { passed: ["t1"], total: 3 } });
-    expect(readStored(s)).toEqual({ a: { passed: ["t1"], total: 3 } });
-    expect(readStored(memory("not json"))).toEqual({});
-    expect(readStored(memory('{"a": 3, "b": {"passed": [1, "x"], "total": -2}}'))).toEqual({
-      b: { passed: ["x"], total: 0 },
-    });
-  });
-
-  it("survives a storage that throws", () => {
-    const broken: StorageLike = {
-      getItem: () => null,
-      setItem: () => {
-        throw new Error("QuotaExceededError");
-      },
-    };
-    expect(() => writeStored(broken, {})).not.toThrow();
-  });
-});
-
-describe("merging", () => {
+describe("server progress", () => {
   it("takes passed tasks from the server with the lab's task count", () => {
     const server = {
       [lab.id]: {
@@ -62,20 +25,6 @@ describe("merging", () => {
       },
     };
     expect(fromServer([lab], server)).toEqual({ [lab.id]: { passed: ["leader-changed"], total: 3 } });
-  });
-
-  it("is a union: a task passed on either side stays passed", () => {
-    const merged = mergeProgress(
-      { x: { passed: ["a"], total: 0 }, y: { passed: ["b"], total: 2 } },
-      { x: { passed: ["c"], total: 3 } },
-    );
-    expect(merged).toEqual({ x: { passed: ["a", "c"], total: 3 }, y: { passed: ["b"], total: 2 } });
-  });
-
-  it("records a task result", () => {
-    const p = withTask({}, "x", "a", true, 3);
-    expect(p).toEqual({ x: { passed: ["a"], total: 3 } });
-    expect(withTask(p, "x", "b", false, 3)).toEqual(p);
   });
 });
 
