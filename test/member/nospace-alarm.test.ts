@@ -65,6 +65,25 @@ it("answers a write refused with NOSPACE at apply after its member's alarm is ap
 
     const alarms = (await clients.get(leader)?.alarmList())?.alarms ?? [];
     expect(alarms).toContainEqual({ memberID: ids.get(follower), alarm: AlarmType.NOSPACE });
+    // etcd 3.6's lines: the quota at start-up, and the warning of the member whose apply went over it.
+    const line = (name: string, msg: string) =>
+      cluster
+        .log(name)
+        .split("\n")
+        .filter((l) => l.includes(`"msg":"${msg}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(line(leader, "enabled backend quota")[0]).toMatchObject({
+      level: "info",
+      "quota-name": "v3-applier",
+      "quota-size-bytes": quotaBytes,
+      "quota-size": "1.0 MB",
+    });
+    expect(line(follower, "message exceeded backend quota; raising alarm")[0]).toMatchObject({
+      level: "warn",
+      "quota-size-bytes": quotaBytes,
+      "quota-size": "1.0 MB",
+      error: "etcdserver: no space",
+    });
   } finally {
     for (const c of ctl) {
       await c.request({ op: "heal" }).catch(() => undefined);
