@@ -201,7 +201,7 @@ export class Cluster {
     return this.sampler.sample(members, groupsOf(this.names(), this.faultMap())).then((s) => {
       for (const row of s.members) {
         if (row.reachable) this.find(row.name)?.proc.markUp();
-        // etcd 3.4's Status has no dbSizeQuota: report the quota the member was started with.
+        // etcd 3.4's Status has no dbSizeQuota and its metrics were not scraped yet: the lab's configured quota.
         if (row.reachable && row.dbSizeQuota === 0) row.dbSizeQuota = this.opts.quotaBackendBytes ?? defaultQuotaBytes;
       }
       for (const m of this.members) m.proc.boundLog();
