@@ -146,8 +146,3 @@ export function siBytes(n: number): string {
 export function mib(n: number): string {
   return n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : `${n} bytes`;
 }
-
-/** decimalId turns a member ID as Status prints it (hex) into alarm list's decimal. */
-export function decimalId(hex: string): string {
-  return /^[0-9a-f]{1,16}$/i.test(hex) ? BigInt(`0x${hex}`).toString(10) : hex;
-}
