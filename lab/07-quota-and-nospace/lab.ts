@@ -317,7 +317,7 @@ export default defineLab({
         defragEach,
         "etcdctl alarm disarm",
         `REV=$(${revision})`,
-        'until [ "$(etcdctl get --prefix /registry/leases/kube-node-lease/ --keys-only --min-mod-revision=$((REV + 1)) | grep -c .)" -ge "$(kubectl get nodes --no-headers | wc -l)" ]; do sleep 1; done',
+        'until [ "$(etcdctl get --prefix /registry/leases/kube-node-lease/ --keys-only --min-mod-rev=$((REV + 1)) | grep -c .)" -ge "$(kubectl get nodes --no-headers | wc -l)" ]; do sleep 1; done',
       ],
       antiSolutions: [
         {
