@@ -290,6 +290,22 @@ describe("raise-quota", () => {
       "Quorum was lost during the change: restart one member at a time; `lab reset` to start over.",
     );
   });
+  it("counts a restarted member as down until its log says it serves clients (the kubelets restarting together)", async () => {
+    // Each process is back within the second, but none serves before 03:00:09: three members down at once.
+    const quick = log(exited("m1"), started("m1"), exited("m2"), started("m2"), exited("m3"), started("m3"));
+    const serving = (s: number) =>
+      `{"level":"info","ts":"2026-12-02T03:00:0${s}.000000Z","caller":"embed/serve.go:220","msg":"serving client traffic insecurely; this is strongly discouraged!"}\n`;
+    const files = {
+      ...fakeCheckContext().files,
+      read: async (p: string) => (p.startsWith("logs/") ? serving(9) : null),
+    };
+    const c = { ...ctx({ events: quick, status: raisedTo(67108864) }), files };
+    expect((await run(c)).message).toMatch(/^m1 and m2 were down at the same time \(03:00:02 UTC\)/);
+    // The same restarts, each member serving before the next one stops: one at a time.
+    const rolling = { ...files, read: async (p: string) => serving(Number(/m(\d)/.exec(p)?.[1]) * 2 - 1) };
+    expect((await run({ ...c, files: rolling })).passed).toBe(true);
+  });
+
   it("passes after a rolling restart", async () => {
     const rolling = log(exited("m2"), started("m2"), exited("m3"), started("m3"), exited("m1"), started("m1"));
     expect(await run(ctx({ events: rolling, status: raisedTo(67108864) }))).toEqual({

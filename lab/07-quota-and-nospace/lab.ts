@@ -248,6 +248,9 @@ async function checkRaisedQuota(ctx: CheckContext): Promise<CheckResult> {
 const quotaEdit = (m: string) =>
   `sed -i "s/--quota-backend-bytes=[0-9]*/--quota-backend-bytes=$(lab param QUOTA)/" ~/masters/${m}/etc/kubernetes/manifests/etcd.yaml`;
 
+/** quotaIs exits 0 when the metrics on stdin show the session's target quota (3.4 prints 6.7108864e+07). */
+const quotaIs = `awk -v q="$(lab param QUOTA)" '$1 == "etcd_server_quota_backend_bytes" && $2 + 0 == q {ok = 1} END {exit !ok}' || exit 1`;
+
 /** revision prints the store's current revision (endpoint status -w fields). */
 const revision = `etcdctl endpoint status -w fields | awk '$1 == "\\"Revision\\"" {print $3; exit}'`;
 
@@ -354,10 +357,11 @@ export default defineLab({
       ],
       antiSolutions: [
         {
-          name: "restart-every-member-at-once",
+          // The kubelets poll their manifests every 20 s, all at about the same moment: they restart together.
+          name: "edit-every-manifest-at-once",
           commands: [
-            `${quotaEdit("m1")} && ${quotaEdit("m2")} && ${quotaEdit("m3")}`,
-            "lab kube sync m1 & lab kube sync m2 & lab kube sync m3 & wait",
+            `for m in m1 m2 m3; do ${quotaEdit("$m")}; done`,
+            `until (for m in m1 m2 m3; do curl -s $(lab metrics $m)/metrics | ${quotaIs}; done); do sleep 1; done`,
             "until etcdctl endpoint health --cluster >/dev/null 2>&1; do sleep 0.5; done",
           ],
           message: "down at the same time|Quorum was lost",
