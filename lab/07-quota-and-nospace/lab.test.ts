@@ -117,8 +117,15 @@ const leaseOk = (host: string): Body => ({
   host,
   lease: `kube-node-lease/${host}`,
 });
-const exited = (m: string): Body => ({ type: "member.exited", member: m, code: 0, signal: "SIGTERM", expected: true });
-const started = (m: string): Body => ({ type: "member.started", member: m, pid: 2 });
+const exited = (m: string): Body => ({
+  type: "member.exited",
+  member: m,
+  code: 0,
+  signal: "SIGTERM",
+  expected: true,
+  dbBytes: null,
+});
+const started = (m: string): Body => ({ type: "member.started", member: m, pid: 2, dbBytes: null });
 const afterNoSpace = log(raised("m1"), raised("m2"), raised("m3"));
 const recovered = log(
   raised("m1"),

@@ -41,8 +41,9 @@ const exited = (member: string): Body => ({
   code: 0,
   signal: "SIGTERM",
   expected: true,
+  dbBytes: null,
 });
-const started = (member: string): Body => ({ type: "member.started", member, pid: 1 });
+const started = (member: string): Body => ({ type: "member.started", member, pid: 1, dbBytes: null });
 const reset: Body = { type: "session.reset", lab: "07", backend: "ours", members: ["m1", "m2", "m3"] };
 
 describe("noSpaceStory", () => {
