@@ -2,7 +2,10 @@
 // raised is applied there (etcd 3.6 server.go applyEntryNormal), so a client that saw the error finds the alarm
 // in the alarm list of any member it asks next. The raising member's peer traffic is delayed, so that an answer
 // sent before the alarm went through Raft would reach the client before the rest of the cluster knows of it.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
 import { ControlClient } from "../../engine/lab-engine/cluster/control-client.ts";
 import { EtcdClient } from "../../engine/store/client/index.ts";
 import { AlarmType } from "../../engine/store/proto/gen/etcdserverpb.ts";
@@ -65,6 +68,35 @@ it("answers a write refused with NOSPACE at apply after its member's alarm is ap
 
     const alarms = (await clients.get(leader)?.alarmList())?.alarms ?? [];
     expect(alarms).toContainEqual({ memberID: ids.get(follower), alarm: AlarmType.NOSPACE });
+    // etcd 3.6's lines: the quota at start-up, and the warning of the member whose apply went over it.
+    const line = (name: string, msg: string) =>
+      cluster
+        .log(name)
+        .split("\n")
+        .filter((l) => l.includes(`"msg":"${msg}"`))
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(line(leader, "enabled backend quota")[0]).toMatchObject({
+      level: "info",
+      "quota-name": "v3-applier",
+      "quota-size-bytes": quotaBytes,
+      "quota-size": "1.0 MB",
+    });
+    expect(line(follower, "message exceeded backend quota; raising alarm")[0]).toMatchObject({
+      level: "warn",
+      "quota-size-bytes": quotaBytes,
+      "quota-size": "1.0 MB",
+      error: "etcdserver: no space",
+    });
+
+    // `etcdctl alarm disarm` disarms every alarm, one request each (clientv3 AlarmDisarm), and prints them.
+    const etcdctl = (...args: string[]) =>
+      spawnSync(process.execPath, [join(repoRoot(), "dist", "etcdctl.mjs"), ...args], {
+        encoding: "utf8",
+        env: { ...process.env, ETCDCTL_ENDPOINTS: cluster.endpoint(leader) },
+      });
+    const disarm = etcdctl("alarm", "disarm");
+    expect(disarm.stdout).toContain(`memberID:${ids.get(follower)} alarm:NOSPACE \n`);
+    expect(etcdctl("alarm", "list").stdout).toBe("");
   } finally {
     for (const c of ctl) {
       await c.request({ op: "heal" }).catch(() => undefined);

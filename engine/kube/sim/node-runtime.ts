@@ -8,6 +8,7 @@ import type { Rng } from "../../common/rng.ts";
 import type { Clock, Timer } from "./clock.ts";
 import { containerLogs, maxLogLines } from "./container-logs.ts";
 import type { EventSink } from "./events.ts";
+import type { AppLauncher } from "./leaky-app.ts";
 import { containerId } from "./names.ts";
 import type { Timings } from "./timings.ts";
 
@@ -90,6 +91,8 @@ function qosOf(containers: JsonValue[]): string {
 export class NodeRuntime {
   private readonly pods = new Map<string, RuntimePod>();
   private readonly timers = new Set<Timer>();
+  /** apps are the stop functions of the simulated apps running in a pod's containers, by pod uid. */
+  private readonly apps = new Map<string, (() => void)[]>();
 
   constructor(
     readonly node: string,
@@ -98,6 +101,7 @@ export class NodeRuntime {
     private readonly timings: Timings,
     private readonly runner: ContainerRunner,
     private readonly onEvent: EventSink,
+    private readonly launcher: AppLauncher | null = null,
   ) {}
 
   private onChange: () => void = () => undefined;
@@ -172,6 +176,7 @@ export class NodeRuntime {
     this.pods.set(p.uid, p);
     this.onEvent({ type: "kube.pod.start", node: this.node, namespace: p.namespace, pod: p.name, reason });
     if (p.restartPolicy !== "Always") for (const c of containers) void this.runToCompletion(p, c);
+    else this.launchApps(p);
     return p;
   }
 
@@ -180,6 +185,8 @@ export class NodeRuntime {
     const p = this.pods.get(uid);
     if (!p) return;
     this.pods.delete(uid);
+    for (const stopApp of this.apps.get(uid) ?? []) stopApp();
+    this.apps.delete(uid);
     this.onEvent({ type: "kube.pod.stop", node: this.node, namespace: p.namespace, pod: p.name, reason });
   }
 
@@ -246,6 +253,22 @@ export class NodeRuntime {
   close(): void {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    for (const stops of this.apps.values()) for (const stopApp of stops) stopApp();
+    this.apps.clear();
+  }
+
+  /** launchApps starts the simulated app (leaky-app.ts) of each container whose image names one. */
+  private launchApps(p: RuntimePod): void {
+    if (!this.launcher) return;
+    const stops: (() => void)[] = [];
+    for (const c of p.containers) {
+      const who = { namespace: p.namespace, pod: p.name, container: c.spec.name, image: c.spec.image };
+      const stopApp = this.launcher.launch(who, (line) => {
+        c.output = [...(c.output ?? []), line].slice(-maxLogLines);
+      });
+      if (stopApp) stops.push(stopApp);
+    }
+    if (stops.length) this.apps.set(p.uid, stops);
   }
 
   private changed(p: RuntimePod): void {

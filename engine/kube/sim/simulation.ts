@@ -11,6 +11,7 @@ import { ControlPlaneComponent, type ComponentState, type LeaderWork } from "./c
 import { deploymentWork } from "./deployment-controller.ts";
 import { errorText, type EventRecorder, type EventSink } from "./events.ts";
 import { jobWork } from "./job-controller.ts";
+import { simulatedApps } from "./leaky-app.ts";
 import { Kubelet, type KubeletState, type SimNode } from "./kubelet.ts";
 import { nodeLifecycleWork } from "./node-lifecycle.ts";
 import { NodeRuntime, succeedingRunner, type ContainerRunner } from "./node-runtime.ts";
@@ -107,7 +108,9 @@ export class KubeSimulation {
     this.timings = { ...realTimings, ...opts.timings };
     const { clock, rng, onEvent } = opts;
     for (const node of opts.nodes) {
-      const runtime = new NodeRuntime(node.name, clock, rng, this.timings, opts.runner ?? succeedingRunner, onEvent);
+      const apps = simulatedApps(this.client("configmap-spammer", node.name), clock);
+      const runner = opts.runner ?? succeedingRunner;
+      const runtime = new NodeRuntime(node.name, clock, rng, this.timings, runner, onEvent, apps);
       const kubelet = new Kubelet({
         node,
         client: this.client("kubelet", node.name),

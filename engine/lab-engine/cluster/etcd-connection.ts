@@ -4,7 +4,6 @@
 // clientv3's texts as their message (etcd's own, e.g. "etcdserver: no leader", for server errors).
 import { EtcdClient, prefixEnd } from "../../store/client/index.ts";
 import {
-  AlarmRequest_AlarmAction,
   AlarmType,
   Compare,
   Compare_CompareResult,
@@ -123,11 +122,7 @@ export class EtcdConnection implements LabStore, ClusterRpc {
   }
 
   async disarmAlarms(): Promise<void> {
-    const r = await this.client.alarmList();
-    for (const a of r.alarms) {
-      if (a.alarm === AlarmType.NONE) continue;
-      await this.client.alarm({ action: AlarmRequest_AlarmAction.DEACTIVATE, memberID: a.memberID, alarm: a.alarm });
-    }
+    await this.client.alarmDisarm({ memberID: 0n, alarm: AlarmType.NONE });
   }
 
   // ---- ClusterRpc ---------------------------------------------------------------------------------------
@@ -136,6 +131,7 @@ export class EtcdConnection implements LabStore, ClusterRpc {
     const r = await this.client.status(endpoint, { timeoutMs });
     return {
       memberId: hex(r.header?.memberId ?? 0n),
+      clusterId: hex(r.header?.clusterId ?? 0n),
       leaderId: hex(r.leader),
       raftTerm: r.raftTerm,
       raftIndex: r.raftIndex,

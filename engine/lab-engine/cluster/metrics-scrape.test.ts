@@ -19,7 +19,8 @@ describe("metrics scrape", () => {
       "etcd_disk_wal_fsync_duration_seconds_count 100",
     ].join("\n");
     const m = parseMetrics(text);
-    expect(m).toMatchObject({ leaderChanges: 3, hasLeader: true, isLeader: false });
+    expect(m).toMatchObject({ leaderChanges: 3, hasLeader: true, isLeader: false, quotaBytes: null });
+    expect(parseMetrics("etcd_server_quota_backend_bytes 3.3554432e+07\n").quotaBytes).toBe(33554432);
     expect(m.walFsync?.count).toBe(100);
     // rank 99 is the last of the (0.001, 0.002] bucket
     expect(quantile(m.walFsync!, 0.99)).toBeCloseTo(0.002, 9);
@@ -37,6 +38,8 @@ describe("metrics scrape", () => {
     }
     const m = parseMetrics(text);
     expect(m.leaderChanges).toBeGreaterThan(0);
+    // 3.4 prints the default 2 GiB quota as 2.147483648e+09
+    expect(m.quotaBytes).toBe(2147483648);
     expect(m.walFsync?.buckets.at(-1)?.[0]).toBe(Infinity);
     const p99 = quantile(m.walFsync!, 0.99)!;
     expect(p99).toBeGreaterThan(0);

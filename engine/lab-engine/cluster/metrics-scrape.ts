@@ -14,13 +14,21 @@ export interface ScrapedMetrics {
   /** hasLeader and isLeader are etcd_server_has_leader / etcd_server_is_leader (null when absent). */
   hasLeader: boolean | null;
   isLeader: boolean | null;
+  /** quotaBytes is etcd_server_quota_backend_bytes: the member's quota on every version (3.4's Status lacks it). */
+  quotaBytes: number | null;
 }
 
 const fsyncBucket = "etcd_disk_wal_fsync_duration_seconds_bucket{";
 
 /** parseMetrics extracts ScrapedMetrics from Prometheus text exposition. */
 export function parseMetrics(text: string): ScrapedMetrics {
-  const out: ScrapedMetrics = { leaderChanges: null, walFsync: null, hasLeader: null, isLeader: null };
+  const out: ScrapedMetrics = {
+    leaderChanges: null,
+    walFsync: null,
+    hasLeader: null,
+    isLeader: null,
+    quotaBytes: null,
+  };
   const buckets: [number, number][] = [];
   let count: number | null = null;
   for (const line of text.split("\n")) {
@@ -28,6 +36,7 @@ export function parseMetrics(text: string): ScrapedMetrics {
     if (line.startsWith("etcd_server_leader_changes_seen_total ")) out.leaderChanges = num(line);
     else if (line.startsWith("etcd_server_has_leader ")) out.hasLeader = num(line) === 1;
     else if (line.startsWith("etcd_server_is_leader ")) out.isLeader = num(line) === 1;
+    else if (line.startsWith("etcd_server_quota_backend_bytes ")) out.quotaBytes = num(line);
     else if (line.startsWith(fsyncBucket)) {
       const m = /le="([^"]+)"\}\s+(\S+)/.exec(line);
       if (m?.[1] && m[2]) buckets.push([m[1] === "+Inf" ? Infinity : Number(m[1]), Number(m[2])]);

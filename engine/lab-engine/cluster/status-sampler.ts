@@ -8,6 +8,8 @@ import { histogramDelta, parseMetrics, quantile, type Histogram } from "./metric
 /** RpcStatus is what the sampler needs from Maintenance.Status (ids in lower-case hex, "0" = none). */
 export interface RpcStatus {
   memberId: string;
+  /** clusterId is the response header's cluster id (lower-case hex). */
+  clusterId: string;
   leaderId: string;
   raftTerm: number;
   raftIndex: number;
@@ -62,6 +64,8 @@ interface Known {
   leaderId: string;
   revision: number | null;
   metricsAt: number;
+  /** quotaBytes is the quota from the member's last /metrics (0 = not scraped yet). */
+  quotaBytes: number;
   fsyncHistory: { at: number; h: Histogram }[];
 }
 
@@ -116,7 +120,7 @@ export class StatusSampler {
   private async sampleMember(m: SampledMember, at: number): Promise<MemberStatus> {
     let k = this.known.get(m.name);
     if (!k) {
-      k = { status: emptyStatus(m), leaderId: "0", revision: null, metricsAt: 0, fsyncHistory: [] };
+      k = { status: emptyStatus(m), leaderId: "0", revision: null, metricsAt: 0, quotaBytes: 0, fsyncHistory: [] };
       this.known.set(m.name, k);
     }
     const s: MemberStatus = {
@@ -147,12 +151,14 @@ export class StatusSampler {
     if (rpc) {
       s.reachable = true;
       s.id = rpc.memberId;
+      s.clusterId = rpc.clusterId;
       s.term = rpc.raftTerm;
       s.raftIndex = rpc.raftIndex;
       s.appliedIndex = rpc.raftAppliedIndex;
       s.dbSize = rpc.dbSize;
       s.dbSizeInUse = rpc.dbSizeInUse;
-      s.dbSizeQuota = rpc.dbSizeQuota;
+      // etcd 3.4's Status has no dbSizeQuota: its metrics have the quota the member runs with.
+      s.dbSizeQuota = rpc.dbSizeQuota || k.quotaBytes;
       s.errors = rpc.errors.filter((e) => !/alarm:/.test(e));
       s.alarms = alarmsOf(rpc.errors);
       k.leaderId = rpc.leaderId;
@@ -178,6 +184,7 @@ export class StatusSampler {
     }
     const parsed = parseMetrics(text);
     k.status.leaderChanges = parsed.leaderChanges;
+    if (parsed.quotaBytes !== null) k.quotaBytes = parsed.quotaBytes;
     if (!parsed.walFsync) return;
     k.fsyncHistory.push({ at, h: parsed.walFsync });
     while (k.fsyncHistory.length > 2 && (k.fsyncHistory[1]?.at ?? at) <= at - fsyncWindowMs) k.fsyncHistory.shift();

@@ -18,6 +18,7 @@ import type { ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import { apiCallOf, controlEvents, waitsOf } from "../session/replay.ts";
+import { fillBarLine, fillPlainLine, PlainThrottle, type FillStep } from "./progress-bar.ts";
 
 /** LabEnv is what `lab` reads from the environment the lab server gave the shell. */
 export interface LabEnv {
@@ -32,6 +33,8 @@ export interface Output {
   err(line: string): void;
   /** progress rewrites one status line (a TTY) or prints it (a pipe). */
   progress(line: string): void;
+  /** tty says whether stdout is a terminal (progress bars redraw in place) rather than a pipe. */
+  tty?: boolean;
   /** raw writes text as it is (lab logs -f); defaults to out() line by line. */
   raw?(text: string): void;
   /** signal ends a command that runs until stopped (lab logs -f); without it, such a command runs until killed. */
@@ -489,8 +492,10 @@ async function fillQuota(c: Client, o: Output): Promise<number> {
   const res = await c.raw("POST", `${c.sessionPath}/fill-quota`);
   if (!res.ok || !res.body) throw new ApiCallError(errorText(await res.text(), res.status));
   const decoder = new TextDecoder();
+  const plain = new PlainThrottle();
   let buf = "";
   let last: { done?: boolean; written?: number; bytes?: number; error?: string | null } = {};
+  let step: FillStep | null = null;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf += decoder.decode(chunk, { stream: true });
     let nl: number;
@@ -498,23 +503,18 @@ async function fillQuota(c: Client, o: Output): Promise<number> {
       const line = buf.slice(0, nl);
       buf = buf.slice(nl + 1);
       if (!line.trim()) continue;
-      const p = JSON.parse(line) as {
-        done?: boolean;
-        written: number;
-        bytes: number;
-        dbSize?: number;
-        quota?: number;
-        error?: string | null;
-      };
+      const p = JSON.parse(line) as Partial<FillStep> & { done?: boolean; error?: string | null };
       last = p;
-      if (!p.done) {
-        o.progress(
-          `wrote ${p.written} keys (${humanizeBytes(p.bytes)}); db size ${humanizeBytes(p.dbSize ?? 0)} of a ${humanizeBytes(p.quota ?? 0)} quota`,
-        );
-      }
+      if (p.done) continue;
+      step = { written: p.written ?? 0, bytes: p.bytes ?? 0, dbSize: p.dbSize ?? 0, quota: p.quota ?? 0 };
+      if (o.tty) o.progress(fillBarLine(step));
+      else if (plain.shouldPrint(step)) o.out(fillPlainLine(step));
     }
   }
-  o.progress("");
+  if (o.tty) {
+    o.progress("");
+    if (step) o.out(fillBarLine(step));
+  }
   o.out(`wrote ${last.written ?? 0} keys (${humanizeBytes(last.bytes ?? 0)}) under /lab/fill/`);
   if (last.error) o.out(`stopped: ${last.error}`);
   return last.error && !/database space exceeded/.test(last.error) ? 1 : 0;

@@ -25,6 +25,7 @@ try {
       if (tty) process.stdout.write(`\r\x1b[K${l}`);
       else if (l) process.stdout.write(l + "\n");
     },
+    tty,
   });
 } catch (err) {
   if (err instanceof UsageError || err instanceof ApiCallError) {

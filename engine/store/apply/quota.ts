@@ -31,6 +31,48 @@ export function resolveQuota(quotaBackendBytes: number): Quota {
   return { bytes, exceedsRecommended: bytes > MAX_QUOTA_BYTES };
 }
 
+/** QuotaLogLine is one line etcd logs about its quota: level, caller, message and fields. */
+export interface QuotaLogLine {
+  level: "info" | "warn";
+  caller: string;
+  msg: string;
+  fields: Record<string, string | number>;
+}
+
+/**
+ * quotaLogLines are the lines etcd 3.6's NewBackendQuota logs once per process (storage/quota.go):
+ * "enabled backend quota" with the size in bytes and as humanize.Bytes ("34 MB"), the default's own message for
+ * 0, "disabled backend quota" for a negative setting, and a warning above 8 GiB. `humanize` is go-humanize's Bytes.
+ */
+export function quotaLogLines(quotaBackendBytes: number, humanize: (n: number) => string): QuotaLogLine[] {
+  const name = "v3-applier";
+  if (quotaBackendBytes < 0) {
+    const fields = { "quota-name": name, "quota-size-bytes": quotaBackendBytes };
+    return [{ level: "info", caller: "storage/quota.go:79", msg: "disabled backend quota", fields }];
+  }
+  if (quotaBackendBytes === 0) {
+    const fields = {
+      "quota-name": name,
+      "quota-size-bytes": DEFAULT_QUOTA_BYTES,
+      "quota-size": humanize(DEFAULT_QUOTA_BYTES),
+    };
+    return [{ level: "info", caller: "storage/quota.go:92", msg: "enabled backend quota with default value", fields }];
+  }
+  const size = { "quota-name": name, "quota-size-bytes": quotaBackendBytes, "quota-size": humanize(quotaBackendBytes) };
+  const out: QuotaLogLine[] = [];
+  if (quotaBackendBytes > MAX_QUOTA_BYTES) {
+    const max = { "quota-maximum-size-bytes": MAX_QUOTA_BYTES, "quota-maximum-size": humanize(MAX_QUOTA_BYTES) };
+    out.push({
+      level: "warn",
+      caller: "storage/quota.go:106",
+      msg: "quota exceeds the maximum value",
+      fields: { ...size, ...max },
+    });
+  }
+  out.push({ level: "info", caller: "storage/quota.go:115", msg: "enabled backend quota", fields: size });
+  return out;
+}
+
 /** quotaCost is the charge of a request: puts cost 256 + key + value, a txn its costlier branch, a grant 64. */
 export function quotaCost(req: QuotaRequest): number {
   if ("put" in req) return costPut(req.put);

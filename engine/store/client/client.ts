@@ -425,6 +425,27 @@ export class EtcdClient {
     return this.alarm({ action: AlarmRequest_AlarmAction.GET, memberID: 0n, alarm: AlarmType.NONE }, opts);
   }
 
+  /**
+   * alarmDisarm deactivates one member's alarm, or with memberID 0 and alarm NONE every active alarm, one
+   * request each, answering the alarms it disarmed (clientv3 maintenance.AlarmDisarm: the server itself
+   * deactivates only the exact member and alarm it is given).
+   */
+  async alarmDisarm(am: { memberID: bigint; alarm: AlarmType }, opts?: CallOpts): Promise<AlarmResponse> {
+    const req = { action: AlarmRequest_AlarmAction.DEACTIVATE, ...am };
+    if (am.memberID !== 0n || am.alarm !== AlarmType.NONE) return this.alarm(req, opts);
+    const listed = await this.alarmList(opts);
+    const out: AlarmResponse = { ...listed, alarms: [] };
+    for (const a of listed.alarms) {
+      const r = await this.alarm(
+        { action: AlarmRequest_AlarmAction.DEACTIVATE, memberID: a.memberID, alarm: a.alarm },
+        opts,
+      );
+      out.header = r.header;
+      out.alarms.push(...r.alarms);
+    }
+    return out;
+  }
+
   /** status asks one endpoint for its status (etcdctl endpoint status). */
   status(endpoint: string, opts?: CallOpts): Promise<StatusResponse> {
     return this.onEndpoint(endpoint, MaintenanceService.Status, {}, "repeatable", opts);

@@ -18,7 +18,9 @@ import { minLeaseTtlSeconds } from "../lease/lessor.ts";
 import { formatGoDuration, type Logger } from "../../go/zap.ts";
 import { autoCompactionRetentionMs, type MemberConfig } from "../config/config.ts";
 import { Registry } from "../metrics/registry.ts";
-import { EtcdError, isEtcdError } from "../mvcc/errors.ts";
+import { quotaLogLines } from "../apply/quota.ts";
+import { humanizeBytes } from "../../go/humanize.ts";
+import { EtcdError, ErrNoSpace, isEtcdError } from "../mvcc/errors.ts";
 import { PeerRequestError, PeerTransport, type PeerHandler } from "../peer/transport.ts";
 import type { AlarmMember, ResponseHeader } from "../proto/gen/etcdserverpb.ts";
 import { AlarmRequest_AlarmAction, AlarmType, InternalRaftRequest } from "../proto/gen/etcdserverpb.ts";
@@ -150,6 +152,7 @@ export class EtcdServer implements MemberHost, LeaseHost {
     this.backend = openBackend(c, boot.layout.backendPath, registry, opts.logger);
     this.sm = this.newStateMachine();
     this.metrics.registerQuota(this.sm.quota.bytes ?? 0);
+    for (const l of quotaLogLines(this.quotaFlag(), humanizeBytes)) this.logger[l.level](l.caller, l.msg, l.fields);
     this.storageDriver = new StorageDriver({
       sm: this.sm,
       backend: this.backend,
@@ -207,6 +210,11 @@ export class EtcdServer implements MemberHost, LeaseHost {
     });
     ready.catch(() => {});
     return ready;
+  }
+
+  /** quotaFlag is --quota-backend-bytes as given (0 when not set, as etcd's Cfg.QuotaBackendBytes). */
+  private quotaFlag(): number {
+    return this.config.quotaBackendBytesExplicit ? this.config.quotaBackendBytes : 0;
   }
 
   private newStateMachine(): StateMachine {
@@ -519,9 +527,16 @@ export class EtcdServer implements MemberHost, LeaseHost {
     const id = result.requestId ?? 0n;
     // etcd 3.6 applyEntryNormal: the answer to a write that raised NOSPACE waits until the alarm is applied
     // here, so a client that saw the error finds the alarm in a following `alarm list`.
-    if (result.raiseNoSpaceAlarm)
+    if (result.raiseNoSpaceAlarm) {
+      // etcd logs its configured value: 0 (and "0 B") when the flag was not given.
+      const quota = this.quotaFlag();
+      this.logger.warn("etcdserver/server.go:1966", "message exceeded backend quota; raising alarm", {
+        "quota-size-bytes": quota,
+        "quota-size": humanizeBytes(Math.max(0, quota)),
+        error: ErrNoSpace.internal,
+      });
       void this.raiseAlarm(AlarmType.NOSPACE).then(() => this.proposals.applied(id, result));
-    else this.proposals.applied(id, result);
+    } else this.proposals.applied(id, result);
   }
 
   /** noteClusterVersion updates etcd_cluster_version once the cluster version is (re)decided. */

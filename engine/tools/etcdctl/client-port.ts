@@ -77,6 +77,8 @@ export interface CtlClient {
   memberPromote(id: bigint, call: Call): Promise<pb.MemberPromoteResponse>;
 
   alarm(req: pb.AlarmRequest, call: Call): Promise<pb.AlarmResponse>;
+  /** alarmDisarm is clientv3's AlarmDisarm: memberID 0 and alarm NONE disarm every active alarm, one by one. */
+  alarmDisarm(am: { memberID: bigint; alarm: pb.AlarmType }, call: Call): Promise<pb.AlarmResponse>;
   /** status, hashKV and defragment are sent to the given endpoint (clientv3 dials it directly). */
   status(endpoint: string, call: Call): Promise<pb.StatusResponse>;
   hashKV(endpoint: string, revision: number, call: Call): Promise<pb.HashKVResponse>;

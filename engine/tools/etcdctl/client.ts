@@ -167,6 +167,7 @@ export async function newCtlClient(io: CliIo, cfg: ClientConfig, opts: ClientOpt
     memberPromote: (id, c) => client.memberPromote(id, callOpts(c)),
 
     alarm: (req, c) => client.alarm(req, callOpts(c)),
+    alarmDisarm: (am, c) => client.alarmDisarm(am, callOpts(c)),
     status: (ep, c) => client.status(ep, callOpts(c)),
     hashKV: (ep, revision, c) => client.hashKV(ep, revision, callOpts(c)),
     defragment: (ep, c) => client.defragment(ep, callOpts(c)),

@@ -20,7 +20,13 @@ export function newAlarmCommand(ctl: Ctl): Command {
           [`alarm${use === "list" ? "List" : "Disarm"}CommandFunc`, line],
         ]);
         try {
-          ctl.display.alarm(await client.alarm(pb.AlarmRequest.create({ action }), { signal, deadlineMs }));
+          const opts = { signal, deadlineMs };
+          const all = { memberID: 0n, alarm: pb.AlarmType.NONE };
+          ctl.display.alarm(
+            action === pb.AlarmRequest_AlarmAction.DEACTIVATE
+              ? await client.alarmDisarm(all, opts)
+              : await client.alarm(pb.AlarmRequest.create({ action }), opts),
+          );
         } catch (e) {
           exitOnClientError(ctl, e);
         } finally {
