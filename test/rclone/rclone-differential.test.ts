@@ -4,7 +4,7 @@
 // and elapsed times aside). The learner's write-only key is `backup:`, the engine's reader key `reader:`.
 // Here because it needs both engine/tools (our rclone) and engine/lab-engine (the endpoint).
 
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -46,9 +46,18 @@ interface Run {
   err: string;
 }
 
-function real(args: string[], stdin: string): Run {
-  const r = spawnSync(realRclone, args, { input: stdin, encoding: "utf8", env: envFor(realS3), cwd: dir });
-  return { code: r.status ?? -1, out: r.stdout, err: normalize(r.stderr) };
+/** real runs the real rclone without blocking: the endpoint it talks to is served by this process. */
+function real(args: string[], stdin: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(realRclone, args, { env: envFor(realS3), cwd: dir });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr.on("data", (c: Buffer) => (err += c.toString("utf8")));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code: code ?? -1, out, err: normalize(err) }));
+    child.stdin.end(stdin);
+  });
 }
 
 async function ours(args: string[], stdin: string): Promise<Run> {
@@ -83,12 +92,51 @@ describe.runIf(requireBinary(realRclone, "rclone 1.60"))("rclone against the rea
       [["copyto", p("f.txt"), "backup:k8s-etcd-snapshots/f.txt"]],
       [["copyto", "--no-check-dest", p("f.txt"), "backup:k8s-etcd-snapshots/a.txt"]],
       [["copyto", "--no-check-dest", "--s3-no-check-bucket", p("f.txt"), "backup:k8s-etcd-snapshots/b.txt"]],
-      [["copyto", "--no-check-dest", "--s3-no-check-bucket", "--s3-no-head", "-v", p("f.txt"), "backup:k8s-etcd-snapshots/c.txt"]],
-      [["copyto", "-q", "--no-check-dest", "--s3-no-check-bucket", "--s3-no-head", p("f.txt"), "backup:k8s-etcd-snapshots/q.txt"]],
-      [["copy", "--no-check-dest", "--s3-no-check-bucket", "--s3-no-head", "-v", p("f.txt"), "backup:k8s-etcd-snapshots/dir"]],
+      [
+        [
+          "copyto",
+          "--no-check-dest",
+          "--s3-no-check-bucket",
+          "--s3-no-head",
+          "-v",
+          p("f.txt"),
+          "backup:k8s-etcd-snapshots/c.txt",
+        ],
+      ],
+      [
+        [
+          "copyto",
+          "-q",
+          "--no-check-dest",
+          "--s3-no-check-bucket",
+          "--s3-no-head",
+          p("f.txt"),
+          "backup:k8s-etcd-snapshots/q.txt",
+        ],
+      ],
+      [
+        [
+          "copy",
+          "--no-check-dest",
+          "--s3-no-check-bucket",
+          "--s3-no-head",
+          "-v",
+          p("f.txt"),
+          "backup:k8s-etcd-snapshots/dir",
+        ],
+      ],
       [["copy", "--s3-no-check-bucket", "--s3-no-head", p("d"), "backup:k8s-etcd-snapshots/d"]],
       [["copy", "--no-check-dest", "--s3-no-check-bucket", "--s3-no-head", p("d"), "backup:k8s-etcd-snapshots/d"]],
-      [["copyto", "--no-check-dest", "--s3-no-check-bucket", "--s3-no-head", p("nofile"), "backup:k8s-etcd-snapshots/n"]],
+      [
+        [
+          "copyto",
+          "--no-check-dest",
+          "--s3-no-check-bucket",
+          "--s3-no-head",
+          p("nofile"),
+          "backup:k8s-etcd-snapshots/n",
+        ],
+      ],
       [["rcat", "backup:k8s-etcd-snapshots/r1"], "small\n"],
       [["rcat", "--s3-no-check-bucket", "backup:k8s-etcd-snapshots/r2"], "small\n"],
       [["rcat", "--s3-no-check-bucket", "--s3-no-head", "-v", "backup:k8s-etcd-snapshots/r3"], "small\n"],
@@ -117,12 +165,16 @@ describe.runIf(requireBinary(realRclone, "rclone 1.60"))("rclone against the rea
       [["ls", "reader:k8s-etcd-snapshots/d"]],
     ];
     for (const [args, stdin] of cases) {
-      const want = real(args, stdin ?? "");
+      const want = await real(args, stdin ?? "");
       const got = await ours(args, stdin ?? "");
       expect({ args, ...got }).toEqual({ args, ...want });
     }
     // Both endpoints hold the same keys and versions (r5 exists: rclone uploaded before its check failed).
-    const keys = (s: LabS3) => s.list().map((v) => `${v.key}:${v.size}:${v.by}`).sort();
+    const keys = (s: LabS3) =>
+      s
+        .list()
+        .map((v) => `${v.key}:${v.size}:${v.by}`)
+        .sort();
     expect(keys(ourS3)).toEqual(keys(realS3));
   });
 });

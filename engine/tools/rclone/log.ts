@@ -8,7 +8,12 @@ import type { CliIo } from "../cobra/io.ts";
 export const Level = { error: 3, notice: 5, info: 6, debug: 7 } as const;
 export type LevelName = keyof typeof Level;
 
-const labels: Record<LevelName, string> = { error: "ERROR : ", notice: "NOTICE: ", info: "INFO  : ", debug: "DEBUG : " };
+const labels: Record<LevelName, string> = {
+  error: "ERROR : ",
+  notice: "NOTICE: ",
+  info: "INFO  : ",
+  debug: "DEBUG : ",
+};
 
 /** goLogTime is Go's log timestamp (LstdFlags) in the local zone: 2026/12/02 03:08:29. */
 export function goLogTime(ms: number): string {

@@ -76,7 +76,13 @@ const commands: Record<string, CommandSpec> = {
     min: 1,
     max: 1,
   },
-  version: { use: "version", short: "Show the version number.", flagsHelp: `      --check   Check for new version\n  -h, --help    help for version`, min: 0, max: 0 },
+  version: {
+    use: "version",
+    short: "Show the version number.",
+    flagsHelp: `      --check   Check for new version\n  -h, --help    help for version`,
+    min: 0,
+    max: 0,
+  },
 };
 
 function usageOf(name: string): string {
@@ -176,7 +182,9 @@ function parseArgs(args: readonly string[], getenv: (k: string) => string): { fl
       const v = eq < 0 ? args[++i] : a.slice(eq + 1);
       if (v === undefined) throw new UsageError(`flag needs an argument: --${name}`);
       if (def.kind === "int" && !/^-?\d+$/.test(v)) {
-        throw new UsageError(`invalid argument ${goQuote(v)} for "--${name}" flag: strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`);
+        throw new UsageError(
+          `invalid argument ${goQuote(v)} for "--${name}" flag: strconv.ParseInt: parsing ${goQuote(v)}: invalid syntax`,
+        );
       }
       def.set(flags, v);
       continue;
@@ -225,7 +233,15 @@ function asOpError(e: unknown): OpError {
 /** Place is a parsed path: a local path, or a bucket and directory on a configured s3 remote. */
 type Place =
   | { kind: "local"; abs: string }
-  | { kind: "s3"; remote: string; client: S3Client; bucket: string; dir: string; noCheckBucket: boolean; noHead: boolean };
+  | {
+      kind: "s3";
+      remote: string;
+      client: S3Client;
+      bucket: string;
+      dir: string;
+      noCheckBucket: boolean;
+      noHead: boolean;
+    };
 
 /** FsError is a path whose remote cannot be made (the command stops: "Failed to create file system for …"). */
 class FsError extends Error {}
@@ -254,7 +270,8 @@ class Rclone {
     const getenv = (k: string) => this.io.getenv(k);
     const path = this.flags.config ?? defaultConfigPath(getenv);
     this.config = new RcloneConfig(path, getenv, this.io.environ());
-    if (!this.config.found) this.log.log("notice", undefined, `Config file ${goQuote(path)} not found - using defaults`);
+    if (!this.config.found)
+      this.log.log("notice", undefined, `Config file ${goQuote(path)} not found - using defaults`);
     return this.config;
   }
 
@@ -264,7 +281,8 @@ class Rclone {
     if (!m || (m[1] as string).startsWith("-")) return { kind: "local", abs: resolve(arg) };
     const remote = m[1] as string;
     const config = this.loadConfig();
-    const failure = (why: string) => new FsError(`Failed to create file system for ${role ? `${role} ` : ""}${goQuote(arg)}: ${why}`);
+    const failure = (why: string) =>
+      new FsError(`Failed to create file system for ${role ? `${role} ` : ""}${goQuote(arg)}: ${why}`);
     if (!config.has(remote)) throw failure("didn't find section in config file");
     const type = config.get(remote, "type");
     if (type !== "s3") throw failure(`didn't find backend called ${goQuote(type)}`);
@@ -275,7 +293,12 @@ class Rclone {
     const region = config.get(remote, "region") || "us-east-1";
     const endpoint = config.get(remote, "endpoint") || `https://s3.${region}.amazonaws.com`;
     const client = new S3Client(
-      { endpoint, accessKeyId: config.get(remote, "access_key_id"), secretAccessKey: config.get(remote, "secret_access_key"), region },
+      {
+        endpoint,
+        accessKeyId: config.get(remote, "access_key_id"),
+        secretAccessKey: config.get(remote, "secret_access_key"),
+        region,
+      },
       () => this.io.nowMs(),
     );
     const optBool = (k: string) => ["true", "1"].includes(config.get(remote, k).toLowerCase());
@@ -300,14 +323,24 @@ class Rclone {
   }
 
   /** upload puts `data` as `name` under `dst` the way the s3 backend's Put does (bucket check, put, head). */
-  private async upload(dst: Place & { kind: "s3" }, name: string, data: Uint8Array, mtimeMs: number, streaming: boolean): Promise<void> {
+  private async upload(
+    dst: Place & { kind: "s3" },
+    name: string,
+    data: Uint8Array,
+    mtimeMs: number,
+    streaming: boolean,
+  ): Promise<void> {
     if (!dst.noCheckBucket && !this.bucketsOk.has(dst.bucket)) {
       await dst.client.createBucket(dst.bucket);
       this.bucketsOk.add(dst.bucket);
       this.log.log("info", this.fsName(dst), `Bucket ${goQuote(dst.bucket)} created with ACL "private"`);
     }
     if (streaming) {
-      this.log.log("notice", this.fsName(dst), "Streaming uploads using chunk size 5Mi will have maximum file size of 48.828Gi");
+      this.log.log(
+        "notice",
+        this.fsName(dst),
+        "Streaming uploads using chunk size 5Mi will have maximum file size of 48.828Gi",
+      );
     }
     const key = this.key(dst, name);
     const type = contentType(name);
@@ -321,7 +354,13 @@ class Rclone {
   }
 
   /** copyOne copies a local file to dst/name, logging as operations.Copy; it returns the errors it counted. */
-  private async copyOne(src: string, srcName: string, dst: Place, dstName: string, checkDest: boolean): Promise<OpError[]> {
+  private async copyOne(
+    src: string,
+    srcName: string,
+    dst: Place,
+    dstName: string,
+    checkDest: boolean,
+  ): Promise<OpError[]> {
     const data = readFileSync(src);
     const mtimeMs = statSync(src).mtimeMs;
     this.totalFiles++;
@@ -342,7 +381,7 @@ class Rclone {
       } catch (e) {
         return [asOpError(e)];
       }
-      this.checks++;
+      if (existing) this.checks++;
       if (existing && existing.size === data.length && existing.etag === md5Hex(data)) {
         this.log.log("debug", srcName, "Unchanged skipping");
         this.totalFiles--;
@@ -357,7 +396,11 @@ class Rclone {
       this.log.log("error", srcName, `Failed to copy: ${err.message}`);
       return [err];
     }
-    this.log.log("info", srcName, `Copied (${replaced ? "replaced existing" : "new"})${dstName !== srcName ? ` to: ${dstName}` : ""}`);
+    this.log.log(
+      "info",
+      srcName,
+      `Copied (${replaced ? "replaced existing" : "new"})${dstName !== srcName ? ` to: ${dstName}` : ""}`,
+    );
     return [];
   }
 
@@ -384,7 +427,11 @@ class Rclone {
   private async copyDir(srcAbs: string, dst: Place, only?: string): Promise<OpError[]> {
     const files = only !== undefined ? [only] : this.listLocal(srcAbs);
     if (files === undefined) {
-      this.log.log("error", `Local file system at ${srcAbs}`, "error reading source root directory: directory not found");
+      this.log.log(
+        "error",
+        `Local file system at ${srcAbs}`,
+        "error reading source root directory: directory not found",
+      );
       return [dirNotFound()];
     }
     const existing = new Map<string, string>();
@@ -429,7 +476,11 @@ class Rclone {
         break;
       }
       last = errors[errors.length - 1] as OpError;
-      this.log.log("error", undefined, `Attempt ${attempt}/${tries} failed with ${errors.length} errors and: ${last.message}`);
+      this.log.log(
+        "error",
+        undefined,
+        `Attempt ${attempt}/${tries} failed with ${errors.length} errors and: ${last.message}`,
+      );
     }
     this.printStats(last !== undefined);
     if (last) {
@@ -457,7 +508,10 @@ class Rclone {
   /** copyto copies one file to a new name (operations.CopyFile), or a directory as copy does. */
   async copyto(srcArg: string, dstArg: string): Promise<number> {
     const src = this.place(srcArg, "source");
-    if (src.kind !== "local") throw new FsError(`Failed to create file system for source ${goQuote(srcArg)}: this lab's rclone copies from local paths only`);
+    if (src.kind !== "local")
+      throw new FsError(
+        `Failed to create file system for source ${goQuote(srcArg)}: this lab's rclone copies from local paths only`,
+      );
     const slash = dstArg.lastIndexOf("/");
     const colon = dstArg.indexOf(":");
     const cut = Math.max(slash, colon);
@@ -480,7 +534,10 @@ class Rclone {
   /** copy copies a file or a directory's files into a destination directory. */
   async copy(srcArg: string, dstArg: string): Promise<number> {
     const src = this.place(srcArg, "source");
-    if (src.kind !== "local") throw new FsError(`Failed to create file system for source ${goQuote(srcArg)}: this lab's rclone copies from local paths only`);
+    if (src.kind !== "local")
+      throw new FsError(
+        `Failed to create file system for source ${goQuote(srcArg)}: this lab's rclone copies from local paths only`,
+      );
     const dst = this.place(dstArg, "destination");
     let isFile = false;
     try {
@@ -529,7 +586,10 @@ class Rclone {
   }
 
   /** listAll lists the objects under an s3 place (all of them with `recursive`), names relative to its dir. */
-  private async listAll(p: Place & { kind: "s3" }, recursive: boolean): Promise<{ name: string; size: number; etag: string; modified: string; dir: boolean }[]> {
+  private async listAll(
+    p: Place & { kind: "s3" },
+    recursive: boolean,
+  ): Promise<{ name: string; size: number; etag: string; modified: string; dir: boolean }[]> {
     const out: { name: string; size: number; etag: string; modified: string; dir: boolean }[] = [];
     if (p.bucket === "") {
       for (const b of await p.client.listBuckets()) {
@@ -561,7 +621,8 @@ class Rclone {
           }
         }
       }
-      for (const pre of page.prefixes) out.push({ name: pre.slice(prefix.length).replace(/\/$/, ""), size: -1, etag: "", modified: "", dir: true });
+      for (const pre of page.prefixes)
+        out.push({ name: pre.slice(prefix.length).replace(/\/$/, ""), size: -1, etag: "", modified: "", dir: true });
       marker = page.nextMarker;
     } while (marker !== undefined);
     // A recursive listing prints the objects in key order, then the directories they implied.
@@ -570,7 +631,10 @@ class Rclone {
     return out;
   }
 
-  private listLocalEntries(abs: string, recursive: boolean): { name: string; size: number; etag: string; modified: string; dir: boolean }[] {
+  private listLocalEntries(
+    abs: string,
+    recursive: boolean,
+  ): { name: string; size: number; etag: string; modified: string; dir: boolean }[] {
     try {
       if (!statSync(abs).isDirectory()) throw dirNotFound();
     } catch {
@@ -581,7 +645,13 @@ class Rclone {
       for (const e of readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
         const p = join(d, e.name);
         const st = statSync(p);
-        out.push({ name: relative(abs, p), size: e.isDirectory() ? -1 : st.size, etag: "", modified: st.mtime.toISOString(), dir: e.isDirectory() });
+        out.push({
+          name: relative(abs, p),
+          size: e.isDirectory() ? -1 : st.size,
+          etag: "",
+          modified: st.mtime.toISOString(),
+          dir: e.isDirectory(),
+        });
         if (recursive && e.isDirectory()) walk(p);
       }
     };
@@ -688,7 +758,9 @@ export async function runRclone(io: CliIo, args: readonly string[]): Promise<num
   }
   const spec = commands[name];
   if (!spec) {
-    io.stderr(`Error: unknown command ${goQuote(name)} for "rclone"\nRun 'rclone --help' for usage.\nYou could use 'rclone selfupdate' to get latest features.\n\n`);
+    io.stderr(
+      `Error: unknown command ${goQuote(name)} for "rclone"\nRun 'rclone --help' for usage.\nYou could use 'rclone selfupdate' to get latest features.\n\n`,
+    );
     tmpLog.fatal(`Fatal error: unknown command ${goQuote(name)} for "rclone"`);
     return 1;
   }
@@ -698,14 +770,24 @@ export async function runRclone(io: CliIo, args: readonly string[]): Promise<num
   }
   if (rest.length < spec.min || rest.length > spec.max) {
     const bound = rest.length < spec.min ? `${spec.min} arguments minimum` : `${spec.max} arguments maximum`;
-    io.stderr(`${usageOf(name)}Command ${name} needs ${bound}: you provided ${rest.length} non flag arguments: [${rest.map((a) => goQuote(a)).join(" ")}]\n`);
+    io.stderr(
+      `${usageOf(name)}Command ${name} needs ${bound}: you provided ${rest.length} non flag arguments: [${rest.map((a) => goQuote(a)).join(" ")}]\n`,
+    );
     return 1;
   }
   if (name === "version") {
-    io.stdout("rclone v1.60.1-DEV\n- os/version: etcd-lab (simulated)\n- os/type: linux\n- go/version: go1.19.8\n- go/tags: none\n");
+    io.stdout(
+      "rclone v1.60.1-DEV\n- os/version: etcd-lab (simulated)\n- os/type: linux\n- go/version: go1.19.8\n- go/tags: none\n",
+    );
     return 0;
   }
-  const level = flags.quiet ? Level.error : flags.verbose >= 2 ? Level.debug : flags.verbose === 1 ? Level.info : Level.notice;
+  const level = flags.quiet
+    ? Level.error
+    : flags.verbose >= 2
+      ? Level.debug
+      : flags.verbose === 1
+        ? Level.info
+        : Level.notice;
   const r = new Rclone(io, flags, new RcloneLog(io, level));
   r.loadConfig();
   try {

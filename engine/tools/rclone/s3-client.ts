@@ -98,7 +98,9 @@ export class S3Client {
     key: string,
     opts: { query?: [string, string][]; headers?: Record<string, string>; body?: Uint8Array } = {},
   ): Promise<S3Response> {
-    const base = new URL(this.remote.endpoint.includes("://") ? this.remote.endpoint : `https://${this.remote.endpoint}`);
+    const base = new URL(
+      this.remote.endpoint.includes("://") ? this.remote.endpoint : `https://${this.remote.endpoint}`,
+    );
     const path = `${base.pathname.replace(/\/+$/, "")}/${bucket === "" ? "" : s3Escape(bucket)}${key === "" ? "" : `/${s3Escape(key)}`}`;
     const query = opts.query ?? [];
     const body = opts.body ?? new Uint8Array();
@@ -126,21 +128,35 @@ export class S3Client {
       });
     } catch (e) {
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const reason = cause?.code === "ECONNREFUSED" ? `dial tcp ${base.host}: connect: connection refused` : (cause?.message ?? String(e));
-      throw new NetworkError(`RequestError: send request failed\ncaused by: ${method[0]}${method.slice(1).toLowerCase()} "${url}": ${reason}`);
+      const reason =
+        cause?.code === "ECONNREFUSED"
+          ? `dial tcp ${base.host}: connect: connection refused`
+          : (cause?.message ?? String(e));
+      throw new NetworkError(
+        `RequestError: send request failed\ncaused by: ${method[0]}${method.slice(1).toLowerCase()} "${url}": ${reason}`,
+      );
     }
     const buf = Buffer.from(await res.arrayBuffer());
     if (res.status >= 300) {
       const xml = buf.toString("utf8");
       const code = xmlText(xml, "Code") ?? (statusText[res.status] ?? String(res.status)).replace(/ /g, "");
       const message = xmlText(xml, "Message") ?? statusText[res.status] ?? "";
-      throw new AwsError(code, message, res.status, res.headers.get("x-amz-request-id") ?? "", res.headers.get("x-amz-id-2") ?? "");
+      throw new AwsError(
+        code,
+        message,
+        res.status,
+        res.headers.get("x-amz-request-id") ?? "",
+        res.headers.get("x-amz-id-2") ?? "",
+      );
     }
     return { status: res.status, headers: res.headers, body: buf };
   }
 
   /** head is HeadObject: the object's size and metadata, or undefined when it does not exist (404). */
-  async head(bucket: string, key: string): Promise<{ size: number; etag: string; mtime: string | undefined } | undefined> {
+  async head(
+    bucket: string,
+    key: string,
+  ): Promise<{ size: number; etag: string; mtime: string | undefined } | undefined> {
     try {
       const r = await this.call("HEAD", bucket, key);
       return {
@@ -177,7 +193,14 @@ export class S3Client {
   }
 
   /** multipartUpload uploads `body` in parts of `partSize` (rclone's streaming upload). */
-  async multipartUpload(bucket: string, key: string, body: Uint8Array, partSize: number, mtimeMs: number, contentType: string): Promise<void> {
+  async multipartUpload(
+    bucket: string,
+    key: string,
+    body: Uint8Array,
+    partSize: number,
+    mtimeMs: number,
+    contentType: string,
+  ): Promise<void> {
     const init = await this.call("POST", bucket, key, {
       query: [["uploads", ""]],
       headers: { "content-type": contentType, "x-amz-meta-mtime": formatMtime(mtimeMs) },
@@ -208,7 +231,10 @@ export class S3Client {
 
   /** listObjects is one page of ListObjects (v1, as rclone uses it for provider Other). */
   async listObjects(bucket: string, prefix: string, delimiter: string, marker: string | undefined): Promise<Listing> {
-    const query: [string, string][] = [["max-keys", "1000"], ["prefix", prefix]];
+    const query: [string, string][] = [
+      ["max-keys", "1000"],
+      ["prefix", prefix],
+    ];
     if (delimiter) query.push(["delimiter", delimiter]);
     if (marker !== undefined) query.push(["marker", marker]);
     const r = await this.call("GET", bucket, "", { query });
@@ -228,7 +254,10 @@ export class S3Client {
   /** listBuckets is ListBuckets: the bucket names. */
   async listBuckets(): Promise<{ name: string; created: string }[]> {
     const r = await this.call("GET", "", "");
-    return xmlAll(r.body.toString("utf8"), "Bucket").map((b) => ({ name: xmlText(b, "Name") ?? "", created: xmlText(b, "CreationDate") ?? "" }));
+    return xmlAll(r.body.toString("utf8"), "Bucket").map((b) => ({
+      name: xmlText(b, "Name") ?? "",
+      created: xmlText(b, "CreationDate") ?? "",
+    }));
   }
 
   /** getObject is GetObject: the object's bytes. */

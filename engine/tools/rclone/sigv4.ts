@@ -35,7 +35,10 @@ export interface SignInput {
 
 /** amzDate formats a time as SigV4's x-amz-date (20261202T030405Z). */
 export function amzDate(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }
 
 /** queryString encodes and sorts query parameters as SigV4's canonical query (also the URL's query). */
