@@ -27,7 +27,7 @@ export interface BootInputs {
   kubernetesVersion: string;
   /** encryptionConfig is the apiserver's EncryptionConfiguration, copied to each master (null: none). */
   encryptionConfig: string | null;
-  /** onWrite is told of each new object version in the bucket. */
+  /** onWrite is told of each new object version in the bucket (boot only). */
   onWrite?: (v: S3ObjectVersion) => void;
 }
 
@@ -49,22 +49,30 @@ export class BackupKit {
     return this.options.s3 || this.options.backupKey || this.options.pki;
   }
 
-  /** boot writes the key and PKI files and (re)starts the endpoint with an empty bucket. */
+  /** boot (re)starts the endpoint with an empty bucket and writes the key and PKI files. */
   async boot(b: BootInputs): Promise<void> {
+    await this.startEndpoint(b.onWrite);
+    await this.writeFiles(b);
+  }
+
+  /**
+   * startEndpoint (re)starts the S3 endpoint with an empty bucket (when the lab has one). The session calls it
+   * first, before any shell starts: shells get the endpoint's address and key in their environment.
+   */
+  async startEndpoint(onWrite?: (v: S3ObjectVersion) => void): Promise<void> {
+    if (!this.options.s3) return;
+    await this.s3?.stop();
+    this.s3 = await LabS3.start(onWrite ? { onWrite } : {});
+  }
+
+  /** writeFiles writes ~/keys/backup.pub and the masters' PKI (made on the first call, kept afterwards). */
+  async writeFiles(b: BootInputs): Promise<void> {
     const write = (rel: string, text: string, mode = 0o644) => {
       const full = join(b.home, rel);
       mkdirSync(dirname(full), { recursive: true });
       writeFileSync(full, text, { mode });
     };
     const jobs: Promise<void>[] = [];
-    if (this.options.s3) {
-      jobs.push(
-        (async () => {
-          await this.s3?.stop();
-          this.s3 = await LabS3.start(b.onWrite ? { onWrite: b.onWrite } : {});
-        })(),
-      );
-    }
     if (this.options.backupKey) {
       if (this.identity === "") {
         this.identity = await generateX25519Identity();
