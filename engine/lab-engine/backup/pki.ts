@@ -6,13 +6,24 @@
 // as kubeadm writes them (`EC PRIVATE KEY`, `RSA PRIVATE KEY`, `PUBLIC KEY`, `CERTIFICATE`).
 
 import { createPrivateKey, randomBytes, webcrypto } from "node:crypto";
-import "./reflect-metadata.ts";
-import * as x509 from "@peculiar/x509";
+import type * as X509 from "@peculiar/x509";
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
 /** x509Crypto is Node's WebCrypto as @peculiar/x509 types it (the DOM's Crypto). */
-const x509Crypto = webcrypto as unknown as NonNullable<Parameters<typeof x509.X509CertificateGenerator.create>[1]>;
+const x509Crypto = webcrypto as unknown as NonNullable<Parameters<typeof X509.X509CertificateGenerator.create>[1]>;
+
+let x509: typeof X509;
+
+/**
+ * loadX509 loads @peculiar/x509 on first use, after the Reflect shim it needs: a static import would be
+ * hoisted above the shim in the lab server's bundle (external modules load first), and most labs need no PKI.
+ */
+async function loadX509(): Promise<void> {
+  if (x509 !== undefined) return;
+  await import("./reflect-metadata.ts");
+  x509 = await import("@peculiar/x509");
+}
 const subtle = webcrypto.subtle;
 const ec = { name: "ECDSA", namedCurve: "P-256" } as const;
 const sign = { name: "ECDSA", hash: "SHA-256" } as const;
@@ -22,7 +33,7 @@ const dayMs = 86_400_000;
 export type PkiFiles = Record<string, string>;
 
 interface Ca {
-  cert: x509.X509Certificate;
+  cert: X509.X509Certificate;
   keys: CryptoKeyPair;
 }
 
@@ -65,7 +76,7 @@ async function newCa(cn: string, nowMs: number): Promise<Ca> {
   return { cert, keys };
 }
 
-async function newLeaf(ca: Ca, subject: string, usages: x509.ExtendedKeyUsage[], nowMs: number) {
+async function newLeaf(ca: Ca, subject: string, usages: X509.ExtendedKeyUsage[], nowMs: number) {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.create(
     {
@@ -99,6 +110,7 @@ export class ClusterPki {
 
   /** generate makes the CAs and the service-account key pair (about 0.1 s: RSA 2048 is most of it). */
   static async generate(nowMs: number): Promise<ClusterPki> {
+    await loadX509();
     const [kubernetes, frontProxy, etcd, sa] = await Promise.all([
       newCa("kubernetes", nowMs),
       newCa("front-proxy-ca", nowMs),

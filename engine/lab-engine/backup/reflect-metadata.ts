@@ -35,3 +35,4 @@ const api = {
 
 const reflect = Reflect as unknown as Record<string, unknown>;
 for (const [name, fn] of Object.entries(api)) if (typeof reflect[name] !== "function") reflect[name] = fn;
+export {};
