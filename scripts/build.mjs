@@ -45,6 +45,9 @@ export const cachedEntries = {
   rclone: { profile: "command", writeAfterMs: 0 },
 };
 
+/** selfContained are the entries bundled with their npm packages. */
+const selfContained = new Set(["age", "age-keygen"]);
+
 /**
  * replaceFile puts `contents` at `path` by writing a temporary file and renaming it over, and only when the
  * contents changed: a member process starting while tests rebuild never reads a half-written bundle.
@@ -81,7 +84,9 @@ async function buildOne(name, src) {
     platform: "node",
     format: cached ? "cjs" : "esm",
     target: "node20",
-    packages: "external",
+    // age's packages are bundled too (age-encryption and the noble/scure libraries it loads), so the code
+    // cache covers them: loaded from node_modules they cost age most of its start-up.
+    ...(selfContained.has(name) ? {} : { packages: "external" }),
     sourcemap: "linked",
     logLevel: "warning",
     write: false,
