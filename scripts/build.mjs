@@ -23,6 +23,9 @@ export const entries = {
   kubectl: "engine/tools/kubectl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
   crictl: "engine/tools/crictl/main.ts",
+  age: "engine/tools/age/main.ts",
+  "age-keygen": "engine/tools/age/keygen-main.ts",
+  rclone: "engine/tools/rclone/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
 
@@ -37,7 +40,13 @@ export const cachedEntries = {
   etcdutl: { profile: "command", writeAfterMs: 0 },
   auger: { profile: "command", writeAfterMs: 0 },
   kubectl: { profile: "command", writeAfterMs: 0 },
+  age: { profile: "single", writeAfterMs: 0 },
+  "age-keygen": { profile: "single", writeAfterMs: 0 },
+  rclone: { profile: "command", writeAfterMs: 0 },
 };
+
+/** selfContained are the entries bundled with their npm packages. */
+const selfContained = new Set(["age", "age-keygen"]);
 
 /**
  * replaceFile puts `contents` at `path` by writing a temporary file and renaming it over, and only when the
@@ -75,7 +84,9 @@ async function buildOne(name, src) {
     platform: "node",
     format: cached ? "cjs" : "esm",
     target: "node20",
-    packages: "external",
+    // age's packages are bundled too (age-encryption and the noble/scure libraries it loads), so the code
+    // cache covers them: loaded from node_modules they cost age most of its start-up.
+    ...(selfContained.has(name) ? {} : { packages: "external" }),
     sourcemap: "linked",
     logLevel: "warning",
     write: false,

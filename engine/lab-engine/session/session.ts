@@ -13,14 +13,16 @@ import { LateRpc } from "../cluster/cluster-rpc.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../types/api-types.ts";
-import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
+import type { AntiSolution, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
+import { antiVerdict, type AntiVerdict } from "./anti-solution.ts";
 import { controlPlaneOptions, fillPlaceholders, kubeOptions } from "../../../lab/lab-format.ts";
 import { drawParams } from "./params.ts";
 import { shrunkSettings } from "./shrunk.ts";
 import { seedKube } from "../kube/seed.ts";
 import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
-import { masterName } from "../kube/resources/cluster.ts";
+import { kubeletVersion, masterName } from "../kube/resources/cluster.ts";
+import { BackupKit } from "../backup/backup-kit.ts";
 import { Terminal, type CommandResult } from "../terminal/terminal.ts";
 import { prepareShellFiles, shellEnv, type ShellSettings } from "../terminal/shell-env.ts";
 import { EventLog } from "./event-log.ts";
@@ -118,6 +120,8 @@ export class LabSession {
   private tracker = new StatusTracker();
   private readonly terminals = new Map<string, Terminal>();
   private controlPlane: ControlPlane | null = null;
+  /** backupKit is the lab's S3 endpoint, backup key and PKI (labs with cluster.s3/backupKey/pki); kept across resets. */
+  private backupKit: BackupKit | null = null;
   private lastStatus: ClusterStatus | null = null;
   private lastRevision: number | null = null;
   private readonly observers = new Set<(m: ClusterMessage) => void>();
@@ -509,18 +513,30 @@ export class LabSession {
     return this.checks.hint(this.task(taskId));
   }
 
-  /** solve types a task's solution into a terminal, command by command, then checks the task. */
+  /**
+   * solve types a task's solution into a terminal, command by command, then checks the task. With `antiName` it
+   * types that anti-solution's commands instead and judges the check's raw result (which must fail with a message
+   * matching the anti-solution's): `anti` says whether it did. Progress is not touched then.
+   */
   async solve(
     taskId: string,
     terminalId = "main",
-  ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult }> {
+    antiName?: string,
+  ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult; anti?: AntiVerdict }> {
     const task = this.task(taskId);
     this.readyCluster();
+    const anti = antiName === undefined ? undefined : this.antiSolution(task, antiName);
     if (this.solving.has(terminalId))
       throw new SessionBusy("another solution is still being typed into this terminal: wait until it finishes");
     this.solving.add(terminalId);
     try {
       const { terminal } = this.openTerminal(terminalId);
+      if (anti) {
+        const commands = await terminal.run(anti.commands);
+        await this.sampleFresh();
+        const result = await this.checks.checkRaw(task);
+        return { task: task.id, commands, result, anti: antiVerdict(anti, result) };
+      }
       const commands = await terminal.run(task.solution);
       const result = await this.check(task.id);
       return { task: task.id, commands, result };
@@ -669,6 +685,15 @@ export class LabSession {
     const onEvent = (e: LabEventBody) => {
       if (this.stateValue !== "destroyed") this.events.append(e);
     };
+    if (shape.s3 || shape.backupKey || shape.pki) {
+      this.backupKit ??= new BackupKit({
+        s3: shape.s3 ?? false,
+        backupKey: shape.backupKey ?? false,
+        pki: shape.pki ?? false,
+      });
+      await this.backupKit.startEndpoint(); // before the first shell: shells get its address and key
+      mark("s3");
+    }
     const rpc = new LateRpc(`session ${this.id}: the cluster's etcd connection is not open yet`);
     let cluster: Cluster;
     if (warm) {
@@ -710,9 +735,11 @@ export class LabSession {
     this.conn = conn;
     rpc.connect(conn.rpc);
     const kube = kubeOptions(shape);
+    let encryptionText: string | null = null;
     if (kube) {
       const res = warm?.seeded ?? (await seedKube(conn.store, { ...kube, masters: shape.members })); // a warm cluster was seeded by the pool
       if (res.encryption) this.writeFile(encryptionConfigPath, res.encryption.config);
+      encryptionText = res.encryption?.config ?? null;
       mark("seeded");
       const settings = controlPlaneOptions(shape);
       if (settings) {
@@ -733,6 +760,15 @@ export class LabSession {
         );
         mark("control-plane");
       }
+    }
+    if (this.backupKit) {
+      await this.backupKit.writeFiles({
+        home: join(this.workspace, "home"),
+        masters: cluster.names(),
+        kubernetesVersion: kubeletVersion,
+        encryptionConfig: encryptionText,
+      });
+      mark("backup");
     }
     if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
     if (this.lab.setup) {
@@ -776,6 +812,7 @@ export class LabSession {
 
   private async stopRunning(): Promise<void> {
     this.stopTimers();
+    await this.backupKit?.stop();
     await this.controlPlane?.stop();
     this.controlPlane = null;
     this.staticPods?.stop();
@@ -797,6 +834,7 @@ export class LabSession {
       serverUrl: this.deps.serverUrl(),
       sessionToken: this.token,
       runId: this.deps.guard.runId,
+      ...(this.backupKit ? { extraEnv: this.backupKit.shellEnv() } : {}),
     };
   }
 
@@ -887,6 +925,8 @@ export class LabSession {
       env: shellEnv(this.shellSettings(), this.shellPath, "check"),
       params: this.params,
       kube: this.controlPlane?.apiserver.client() ?? null,
+      s3: this.backupKit?.bucket() ?? null,
+      backupKey: this.backupKit?.key() ?? null,
     };
   }
 
@@ -898,6 +938,19 @@ export class LabSession {
         // a broken observer is removed by its owner
       }
     }
+  }
+
+  private antiSolution(task: TaskDefinition, name: string): AntiSolution {
+    const all = task.antiSolutions ?? [];
+    const found = all.find((a) => a.name === name);
+    if (!found) {
+      const names = all.map((a) => a.name).join(", ");
+      throw new ClusterControlError(
+        "not_found",
+        `no anti-solution "${name}" in task ${task.id}${names ? ` (anti-solutions: ${names})` : " (it has none)"}`,
+      );
+    }
+    return found;
   }
 
   private task(id: string): TaskDefinition {
