@@ -40,6 +40,7 @@ describe.skipIf(!backend)("setup, params and goals", () => {
       join(session.workspace, "home"),
     ]);
     expect(p.params["RUN_LINES"]).toBe("3");
+    expect(p.params["RESET"]).toBe("1 lab: session is starting");
     const events = (await t.api<{ events: LabEvent[] }>("GET", `/api/sessions/${session.id}/events`)).body.events;
     const restart = events.find((e) => e.type === "control" && e.action === "restart");
     expect(restart).toMatchObject({ member: "m1", source: "cli" });
@@ -88,6 +89,7 @@ describe.skipIf(!backend)("setup, params and goals", () => {
     expect(after.params["WORD"]).toBe(before.params["WORD"]);
     expect(after.params["CODE"]).toBe(before.params["CODE"]);
     expect(after.params["WORD_REVISION"]).toBeDefined();
+    expect(after.params["RESET"]).toBe("1 lab: session is resetting");
     const solved = await t.api<{ result: { passed: boolean; message: string } }>(
       "POST",
       `/api/sessions/${session.id}/tasks/put-word/solve`,
