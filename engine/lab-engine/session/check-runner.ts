@@ -107,11 +107,7 @@ export class CheckRunner {
       };
     }
     this.last.set(task.id, result);
-    const key = `${raw.passed}\0${raw.message}`;
-    if (this.logged.get(task.id) !== key) {
-      this.logged.set(task.id, key);
-      this.o.log({ type: "check", task: task.id, passed: raw.passed, message: raw.message });
-    }
+    this.logChange(task, raw);
     return result;
   }
 
@@ -121,11 +117,7 @@ export class CheckRunner {
    */
   async checkRaw(task: TaskDefinition): Promise<TaskResult> {
     const raw = await this.run(task);
-    const key = `${raw.passed}\0${raw.message}`;
-    if (this.logged.get(task.id) !== key) {
-      this.logged.set(task.id, key);
-      this.o.log({ type: "check", task: task.id, passed: raw.passed, message: raw.message });
-    }
+    this.logChange(task, raw);
     return {
       task: task.id,
       title: task.title,
@@ -133,8 +125,17 @@ export class CheckRunner {
       passed: raw.passed,
       message: raw.message,
       passedAt: null,
+      current: { passed: raw.passed, message: raw.message },
       checkedAt: new Date().toISOString(),
     };
+  }
+
+  /** logChange logs a check's answer when it differs from the last one logged for the task. */
+  private logChange(task: TaskDefinition, raw: { passed: boolean; message: string }): void {
+    const key = `${raw.passed}\0${raw.message}`;
+    if (this.logged.get(task.id) === key) return;
+    this.logged.set(task.id, key);
+    this.o.log({ type: "check", task: task.id, passed: raw.passed, message: raw.message });
   }
 
   /** autoCheck re-checks the tasks not passed yet and returns the results that changed. */
