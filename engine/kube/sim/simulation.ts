@@ -1,6 +1,6 @@
 // KubeSimulation is the simulated part of a session's control plane, started and stopped as one: a kubelet and
 // a container runtime per node, and on every master a kube-controller-manager (node lifecycle, deployments,
-// replicasets, jobs) and a kube-scheduler, each leader-elected through its Lease. Everything reaches the
+// replicasets, jobs, cronjobs) and a kube-scheduler, each leader-elected through its Lease. Everything reaches the
 // apiserver through KubeClient only, so every etcd effect is the apiserver's own. status() and pods() are what
 // `lab kube status` and `lab kube pods` print; logs() serves the apiserver's pods/log subresource.
 import { ApiError, type KubeClient, type Status } from "../api/client.ts";
@@ -10,6 +10,7 @@ import type { Clock } from "./clock.ts";
 import { ControlPlaneComponent, type ComponentState, type LeaderWork } from "./component.ts";
 import { deploymentWork } from "./deployment-controller.ts";
 import { errorText, type EventRecorder, type EventSink } from "./events.ts";
+import { cronJobWork } from "./cronjob-controller.ts";
 import { jobWork } from "./job-controller.ts";
 import { Kubelet, type KubeletState, type SimNode } from "./kubelet.ts";
 import { nodeLifecycleWork } from "./node-lifecycle.ts";
@@ -162,6 +163,7 @@ export class KubeSimulation {
       deploymentWork(client, clock, t, recorder),
       replicaSetWork(client, clock, t, recorder),
       jobWork(client, clock, t, recorder),
+      cronJobWork(client, clock, t, recorder),
     ];
     return { start: () => parts.forEach((p) => p.start()), stop: () => parts.forEach((p) => p.stop()) };
   }
