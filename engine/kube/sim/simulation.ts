@@ -10,6 +10,7 @@ import type { Clock } from "./clock.ts";
 import { ControlPlaneComponent, type ComponentState, type LeaderWork } from "./component.ts";
 import { deploymentWork } from "./deployment-controller.ts";
 import { errorText, type EventRecorder, type EventSink } from "./events.ts";
+import { resolveContainerEnv, type ContainerEnvSpec } from "./container-env.ts";
 import { cronJobWork } from "./cronjob-controller.ts";
 import { jobWork } from "./job-controller.ts";
 import { Kubelet, type KubeletState, type SimNode } from "./kubelet.ts";
@@ -108,10 +109,19 @@ export class KubeSimulation {
     this.timings = { ...realTimings, ...opts.timings };
     const { clock, rng, onEvent } = opts;
     for (const node of opts.nodes) {
-      const runtime = new NodeRuntime(node.name, clock, rng, this.timings, opts.runner ?? succeedingRunner, onEvent);
+      const kubeletClient = this.client("kubelet", node.name);
+      const runtime = new NodeRuntime(
+        node.name,
+        clock,
+        rng,
+        this.timings,
+        opts.runner ?? succeedingRunner,
+        onEvent,
+        (pod, c) => resolveContainerEnv(kubeletClient(), pod, c as ContainerEnvSpec),
+      );
       const kubelet = new Kubelet({
         node,
-        client: this.client("kubelet", node.name),
+        client: kubeletClient,
         clock,
         timings: this.timings,
         onEvent,
@@ -295,12 +305,15 @@ export class KubeSimulation {
       const p = rt.find(namespace, pod);
       if (!p) continue;
       const names = p.containers.map((c) => c.spec.name);
+      const inits = p.initContainers.map((c) => c.spec.name);
       if (!container && names.length > 1)
         throw new LogsError(
           400,
-          `a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`,
+          `a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]` +
+            (inits.length ? ` or one of the init containers: [${inits.join(" ")}]` : ""),
         );
-      const c = container ? p.containers.find((x) => x.spec.name === container) : p.containers[0];
+      const all = [...p.containers, ...p.initContainers];
+      const c = container ? all.find((x) => x.spec.name === container) : p.containers[0];
       if (!c) throw new LogsError(400, `container ${container} is not valid for pod ${pod}`);
       if (opts.previous && !c.lastTerminated)
         throw new LogsError(400, `previous terminated container "${c.spec.name}" in pod "${pod}" not found`);
