@@ -2,13 +2,14 @@
 // hash, etcdutl's view, which member served them, from the members' own log lines in the event log), the
 // forensics answer, the objects in the lab's S3 bucket (read with the engine's reader key and decrypted with
 // the engine's age identity), and the CronJob in the cluster with the Jobs it ran.
+import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import type { CheckContext, CheckResult, LabEvent } from "../lab-format.ts";
-import { ageHeader, appendedHash, isAge, isBolt, tarEntries } from "./snapshot-file.ts";
+import { ageHeader, appendedHash, isAge, isDatabase, tarEntries } from "./snapshot-file.ts";
 
 /** backupsDir is where the learner keeps snapshots (workspace-relative). */
 export const backupsDir = "home/backups";
@@ -51,7 +52,10 @@ export async function snapshotStatus(
   ctx: CheckContext,
   path: string,
 ): Promise<{ revision: number; totalKey: number } | { error: string }> {
-  const r = await ctx.tool("etcdutl", ["snapshot", "status", path, "-w", "json"]);
+  let r = await ctx.tool("etcdutl", ["snapshot", "status", path, "-w", "json"]);
+  // Our etcdutl reads our store's files; on the real-etcd backend the files are bbolt, which etcd 3.4's own
+  // etcdctl reads (3.4 still has `snapshot status`; 3.6 moved it to etcdutl).
+  if (r.code !== 0 && ctx.backend === "real") r = await realStatus(path);
   if (r.code !== 0) return { error: (r.stderr || r.stdout).trim().split("\n").pop() ?? "" };
   try {
     const st = JSON.parse(r.stdout) as { revision: number; totalKey: number };
@@ -59,6 +63,18 @@ export async function snapshotStatus(
   } catch {
     return { error: `etcdutl printed ${JSON.stringify(r.stdout.slice(0, 80))}` };
   }
+}
+
+/** realStatus runs etcd 3.4's `etcdctl snapshot status` (Debian's /usr/bin/etcdctl). */
+function realStatus(path: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      "/usr/bin/etcdctl",
+      ["snapshot", "status", path, "-w", "json"],
+      { env: { PATH: "/usr/bin:/bin", ETCDCTL_API: "3" }, timeout: 10_000 },
+      (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }
 
 /** statusOfBytes writes bytes to a private temporary file and reads its snapshot status. */
@@ -181,7 +197,7 @@ async function plaintextInBackups(ctx: CheckContext): Promise<string[]> {
     const rel = `${backupsDir}/${n}`;
     if (rel === rawCopy) continue;
     const b = await ctx.files.bytes(rel).catch(() => null);
-    if (b && isBolt(b)) out.push(n);
+    if (b && isDatabase(b)) out.push(n);
   }
   return out;
 }
@@ -194,7 +210,7 @@ export async function checkOffCluster(ctx: CheckContext, bucket: BucketAccess | 
   const objects = (await bucket.list()).sort((a, b) => b.lastModifiedMs - a.lastModifiedMs);
   for (const o of objects) {
     const b = await bucket.get(o.key);
-    if (b && isBolt(b))
+    if (b && isDatabase(b))
       return fail(`${o.key} in the bucket is a plaintext snapshot: every Secret is readable in it. Encrypt before upload.`);
   }
   const plain = await plaintextInBackups(ctx);
@@ -205,7 +221,7 @@ export async function checkOffCluster(ctx: CheckContext, bucket: BucketAccess | 
     const b = await bucket.get(o.key);
     if (!b || !isAge(b)) continue;
     const opened = await bucket.decrypt(b);
-    if (opened && isBolt(opened)) {
+    if (opened && isDatabase(opened)) {
       snapshots.push(o.key);
       if (appendedHash(opened) !== "ok")
         return fail(`${o.key} decrypts to a db without a valid appended hash: upload a snapshot, not a copied db.`);
@@ -269,7 +285,7 @@ export async function checkControlPlane(ctx: CheckContext, bucket: BucketAccess 
     const files = filesOf(opened);
     const names = files.map((f) => f.name.replace(/^\.\//, ""));
     const hasEnc = files.some((f) => hasKind(f.data, "EncryptionConfiguration"));
-    const hasSnap = files.some((f) => isBolt(f.data));
+    const hasSnap = files.some((f) => isDatabase(f.data));
     const hasPki = names.some((n) => /(^|\/)pki\//.test(n));
     if (hasEnc && (hasSnap || hasPki))
       return fail(

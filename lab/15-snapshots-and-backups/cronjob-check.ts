@@ -2,7 +2,7 @@
 // proof that it works — a Job it controls completed in the simulation, a new object reached the bucket while
 // that Job ran, and the CronJob's status.lastSuccessfulTime is set (the CronJob controller sets it for a Job
 // created by hand with `kubectl create job --from=cronjob/...` too).
-import type { CheckContext, CheckResult } from "../lab-format.ts";
+import type { CheckResult } from "../lab-format.ts";
 import type { BucketAccess } from "./checks.ts";
 
 /** ObjectLike is the part of a Kubernetes object the check reads. */
@@ -90,9 +90,8 @@ interface JobStatus {
   conditions?: { type: string; status: string }[];
 }
 
-/** checkCronJob is task 5. */
-export async function checkCronJob(ctx: CheckContext, bucket: BucketAccess | null): Promise<CheckResult> {
-  const kube = (ctx as CheckContext & { kube?: KubeReader }).kube;
+/** checkCronJob is task 5, reading the API through `kube` (the session's apiserver, CheckContext.kube). */
+export async function checkCronJob(kube: KubeReader | undefined, bucket: BucketAccess | null): Promise<CheckResult> {
   if (!kube) return fail("This session has no Kubernetes API: reset the lab.");
   const cj = await kube.get("cronjobs", cronJobNamespace, cronJobName).catch(() => null);
   if (!cj) return fail(`There is no CronJob ${cronJobNamespace}/${cronJobName} yet: apply the manifest.`);

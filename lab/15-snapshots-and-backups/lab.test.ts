@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterEach, describe, expect, it } from "vitest";
 import type { CheckContext, LabEvent, WorkspaceFiles } from "../lab-format.ts";
-import { fakeCheckContext } from "../testing.ts";
+import { fakeCheckContext, type FakeCheckOptions } from "../testing.ts";
 import {
   checkControlPlane,
   checkForensics,
@@ -18,7 +18,7 @@ import {
 import { checkCronJob, cronJobName, cronJobNamespace, type KubeReader, type ObjectLike } from "./cronjob-check.ts";
 import { parse } from "yaml";
 import { cronJobManifest } from "./cronjob-manifest.ts";
-import { appendedHash, boltMagic, isBolt, tarEntries } from "./snapshot-file.ts";
+import { appendedHash, boltMagic, isDatabase, tarEntries } from "./snapshot-file.ts";
 
 let roots: string[] = [];
 afterEach(() => {
@@ -93,7 +93,7 @@ function put(root: string, rel: string, data: Uint8Array, mode = 0o600, mtimeMs 
 
 const served = (member: string, at: number): LabEvent => ({ type: "snapshot.served", member, at, seq: 1 }) as never;
 
-function ctxWith(o: Partial<CheckContext>, revision = 120): CheckContext {
+function ctxWith(o: FakeCheckOptions, revision = 120): CheckContext {
   return fakeCheckContext({
     tool: async () => ({ code: 0, stdout: JSON.stringify({ hash: 1, revision, totalKey: 9, totalSize: 4096 }), stderr: "" }),
     ...o,
@@ -102,7 +102,7 @@ function ctxWith(o: Partial<CheckContext>, revision = 120): CheckContext {
 
 describe("snapshot files", () => {
   it("tell a snapshot from a copied db, and read tar archives", () => {
-    expect(isBolt(bolt())).toBe(true);
+    expect(isDatabase(bolt())).toBe(true);
     expect(appendedHash(bolt())).toBe("absent");
     expect(appendedHash(snapshot())).toBe("ok");
     const cut = snapshot();
@@ -117,7 +117,7 @@ describe("task 1: a real snapshot", () => {
   it("fails without a file, then explains each way a file is not the snapshot asked for", async () => {
     const { root, files } = workspace();
     const at = Date.now() - 5000;
-    const check = (o: Partial<CheckContext> = {}, rev?: number) => checkSnapshot(ctxWith({ files, ...o }, rev), "m2");
+    const check = (o: FakeCheckOptions = {}, rev?: number) => checkSnapshot(ctxWith({ files, ...o }, rev), "m2");
     expect((await check()).message).toMatch(/no \*\.db file in ~\/backups/);
     put(root, "home/backups/copy.db", bolt(), 0o600, at);
     expect((await check()).message).toMatch(/copy\.db has no appended SHA-256 \(its size, 4096/);
@@ -265,12 +265,12 @@ describe("task 5: the CronJob", () => {
     };
   }
   const cj = (patch: (spec: Record<string, never>) => void = () => undefined, status: object = {}): ObjectLike => {
-    const c = structuredClone({ ...manifestCj, metadata: { ...manifestCj.metadata, uid: "cj-uid" }, status });
+    const c: ObjectLike = structuredClone({ ...manifestCj, metadata: { ...manifestCj.metadata, uid: "cj-uid" }, status });
     patch(c["spec"] as Record<string, never>);
     return c;
   };
   const podSpec = (s: Record<string, never>) =>
-    (s["jobTemplate"] as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
+    (s["jobTemplate"] as unknown as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
   const job = (name: string, cond: string, start = 1000, end = 5000): ObjectLike => ({
     metadata: { name, ownerReferences: [{ uid: "cj-uid", controller: true }] },
     status: {
@@ -280,7 +280,7 @@ describe("task 5: the CronJob", () => {
     },
   });
   const check = (k: KubeReader | undefined, objects: Parameters<typeof fakeBucket>[0] = {}) =>
-    checkCronJob(fakeCheckContext({ ...(k ? { kube: k } : {}) } as never), fakeBucket(objects));
+    checkCronJob(k, fakeBucket(objects));
 
   it("reads the manifest on the page as right", async () => {
     expect(manifestCj.metadata.name).toBe(cronJobName);
@@ -298,7 +298,7 @@ describe("task 5: the CronJob", () => {
       [(s) => void delete (s as Record<string, unknown>)["timeZone"], /spec\.timeZone is not set/],
       [(s) => void ((s as Record<string, unknown>)["concurrencyPolicy"] = "Allow"), /concurrencyPolicy is Allow/],
       [
-        (s) => void delete (s["jobTemplate"] as { spec: Record<string, unknown> }).spec["activeDeadlineSeconds"],
+        (s) => void delete (s["jobTemplate"] as unknown as { spec: Record<string, unknown> }).spec["activeDeadlineSeconds"],
         /activeDeadlineSeconds/,
       ],
       [(s) => void delete podSpec(s)["hostNetwork"], /hostNetwork: true/],

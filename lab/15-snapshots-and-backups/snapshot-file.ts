@@ -1,6 +1,7 @@
-// What a file is, judged from its bytes: a bbolt database (etcd's backend file, by the magic in its first meta
-// page), a snapshot made by `etcdctl snapshot save` (a bbolt file with a SHA-256 of its content appended: the
-// size is then 32 bytes past a multiple of 512), an age-encrypted file (its header line), a tar archive.
+// What a file is, judged from its bytes: a backend database (etcd's bbolt file, or the LMDB file this lab's own
+// store keeps in the same place: by the magic in the first meta page), a snapshot made by `etcdctl snapshot
+// save` (a database with a SHA-256 of its content appended: the size is then 32 bytes past a multiple of 512),
+// an age-encrypted file (its header line), a tar archive.
 import { createHash } from "node:crypto";
 
 /** boltMagic is bbolt's meta-page magic, 0xED0CDAED, stored little-endian at offset 16 of page 0. */
@@ -9,10 +10,14 @@ export const boltMagic = 0xed0cdaed;
 /** ageHeader is the first line of every age file. */
 export const ageHeader = "age-encryption.org/v1";
 
-/** isBolt is whether `b` starts like a bbolt database: a plaintext snapshot or a copied member/snap/db. */
-export function isBolt(b: Uint8Array): boolean {
-  if (b.length < 20) return false;
-  return new DataView(b.buffer, b.byteOffset, b.byteLength).getUint32(16, true) === boltMagic;
+/** lmdbMagic is LMDB's meta magic, 0xBEEFC0DE, little-endian after the 24-byte page header (our store). */
+export const lmdbMagic = 0xbeefc0de;
+
+/** isDatabase is whether `b` starts like a backend database: a plaintext snapshot or a copied member/snap/db. */
+export function isDatabase(b: Uint8Array): boolean {
+  if (b.length < 28) return false;
+  const v = new DataView(b.buffer, b.byteOffset, b.byteLength);
+  return v.getUint32(16, true) === boltMagic || v.getUint32(24, true) === lmdbMagic;
 }
 
 /** isAge is whether `b` is an age-encrypted file. */
