@@ -25,6 +25,7 @@ export const entries = {
   crictl: "engine/tools/crictl/main.ts",
   age: "engine/tools/age/main.ts",
   "age-keygen": "engine/tools/age/keygen-main.ts",
+  rclone: "engine/tools/rclone/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
 
@@ -41,6 +42,7 @@ export const cachedEntries = {
   kubectl: { profile: "command", writeAfterMs: 0 },
   age: { profile: "single", writeAfterMs: 0 },
   "age-keygen": { profile: "single", writeAfterMs: 0 },
+  rclone: { profile: "command", writeAfterMs: 0 },
 };
 
 /**

@@ -140,7 +140,11 @@ describe("LabS3", () => {
     expect(code(tamperedDate)).toBe("SignatureDoesNotMatch");
     const tamperedPath = await send(s3.learner, "PUT", "/k8s-etcd-snapshots/x", {
       body: "x",
-      tamper: (h) => (h["authorization"] = (h["authorization"] ?? "").replace(/Signature=./, "Signature=0")),
+      tamper: (h) =>
+        (h["authorization"] = (h["authorization"] ?? "").replace(
+          /Signature=(.)/,
+          (_, c: string) => `Signature=${c === "0" ? "1" : "0"}`,
+        )),
     });
     expect(code(tamperedPath)).toBe("SignatureDoesNotMatch");
     const tamperedBody = await send(s3.learner, "PUT", "/k8s-etcd-snapshots/x", {

@@ -267,6 +267,16 @@ export class LabS3 {
         target.bucket !== this.versionsBucket &&
         !lockedOps.has(op) &&
         (by === "engine" || (writerOps.has(op) && target.bucket === this.bucket));
+      if (op === "CreateBucket" && by === "engine" && target.bucket === this.bucket) {
+        // The bucket exists and is the reader's own: us-east-1 answers 200 (rclone's bucket check).
+        this.reply(
+          res,
+          method,
+          { status: 200, headers: { location: `/${this.bucket}` }, body: Buffer.alloc(0) },
+          reqId,
+        );
+        return;
+      }
       if (!allowed) {
         this.refuse(res, method, "AccessDenied", "Access Denied", reqId);
         return;
