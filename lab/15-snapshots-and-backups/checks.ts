@@ -138,7 +138,9 @@ export async function checkSnapshot(ctx: CheckContext, member?: string): Promise
     }
     const served = servedBy(ctx.events, f.st.mtimeMs);
     if (served.length === 0) {
-      reasons.push(`No member served a snapshot around ${new Date(f.st.mtimeMs).toISOString()}, when ${f.name} was written.`);
+      reasons.push(
+        `No member served a snapshot around ${new Date(f.st.mtimeMs).toISOString()}, when ${f.name} was written.`,
+      );
       continue;
     }
     if (served.length > 1) {
@@ -164,11 +166,15 @@ export async function checkForensics(ctx: CheckContext): Promise<CheckResult> {
   if (!rec) return fail("The lab has not been set up: reset it (lab reset).");
   const text = await ctx.files.read(answerFile);
   if (text === null)
-    return fail("~/answers/forensics-token does not exist yet: put the value of /lab/forensics/token from raw-copy.db there.");
+    return fail(
+      "~/answers/forensics-token does not exist yet: put the value of /lab/forensics/token from raw-copy.db there.",
+    );
   const answer = text.trim();
   if (answer === "") return fail("~/answers/forensics-token is empty: the key's value goes there.");
   if (createHash("sha256").update(answer).digest("hex") === rec.tokenSha256)
-    return pass("Right: that is /lab/forensics/token as the raw copy holds it, read from a restore of a db without a hash.");
+    return pass(
+      "Right: that is /lab/forensics/token as the raw copy holds it, read from a restore of a db without a hash.",
+    );
   if (answer.includes("/lab/forensics/token"))
     return fail("The answer holds the key's name too: write only its value (get --print-value-only).");
   return fail(
@@ -211,11 +217,15 @@ export async function checkOffCluster(ctx: CheckContext, bucket: BucketAccess | 
   for (const o of objects) {
     const b = await bucket.get(o.key);
     if (b && isDatabase(b))
-      return fail(`${o.key} in the bucket is a plaintext snapshot: every Secret is readable in it. Encrypt before upload.`);
+      return fail(
+        `${o.key} in the bucket is a plaintext snapshot: every Secret is readable in it. Encrypt before upload.`,
+      );
   }
   const plain = await plaintextInBackups(ctx);
   if (plain.length)
-    return fail(`~/backups/${plain[0]} is a plaintext snapshot: once the encrypted copy is uploaded, remove it (rm -f).`);
+    return fail(
+      `~/backups/${plain[0]} is a plaintext snapshot: once the encrypted copy is uploaded, remove it (rm -f).`,
+    );
   const snapshots: string[] = [];
   for (const o of objects) {
     const b = await bucket.get(o.key);
@@ -229,7 +239,9 @@ export async function checkOffCluster(ctx: CheckContext, bucket: BucketAccess | 
       if ("error" in st) return fail(`${o.key} decrypts, but etcdutl cannot read it: ${st.error}`);
       if (st.revision < rec.startRev)
         return fail(`${o.key} holds revision ${st.revision}, older than this lab's start (${rec.startRev}).`);
-      return pass(`${o.key}: ${ageHeader}, decrypts to a valid snapshot at revision ${st.revision}; no plaintext left.`);
+      return pass(
+        `${o.key}: ${ageHeader}, decrypts to a valid snapshot at revision ${st.revision}; no plaintext left.`,
+      );
     }
     if (!opened) return fail(`${o.key} is age-encrypted, but not to ~/keys/backup.pub: use that recipient (age -r).`);
   }
@@ -302,6 +314,9 @@ export async function checkControlPlane(ctx: CheckContext, bucket: BucketAccess 
   }
   if (!pki && missing) return fail(`The pki archive lacks ${missing.join(", ")}.`);
   if (!pki) return fail("No object in the bucket decrypts to a tar of /etc/kubernetes/pki with the kubeadm config.");
-  if (!encryption) return fail(`${pki} holds the pki; now upload the EncryptionConfiguration, encrypted, as its own object.`);
-  return pass(`${pki} holds the pki and the kubeadm config; ${encryption} holds the EncryptionConfiguration; both encrypted.`);
+  if (!encryption)
+    return fail(`${pki} holds the pki; now upload the EncryptionConfiguration, encrypted, as its own object.`);
+  return pass(
+    `${pki} holds the pki and the kubeadm config; ${encryption} holds the EncryptionConfiguration; both encrypted.`,
+  );
 }

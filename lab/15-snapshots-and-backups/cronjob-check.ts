@@ -55,7 +55,8 @@ export function specProblem(cj: ObjectLike): string | null {
   };
   if (!/^\d{1,2} \* \* \* \*$/.test((spec.schedule ?? "").trim()) || Number(spec.schedule?.split(" ")[0]) > 59)
     return `schedule "${spec.schedule ?? ""}" is not hourly at a fixed minute (like "17 * * * *").`;
-  if (!spec.timeZone) return "spec.timeZone is not set: without it the schedule follows the controller-manager's clock zone.";
+  if (!spec.timeZone)
+    return "spec.timeZone is not set: without it the schedule follows the controller-manager's clock zone.";
   if (spec.concurrencyPolicy !== "Forbid")
     return `concurrencyPolicy is ${spec.concurrencyPolicy ?? "Allow"}: use Forbid, so a hung run is not joined by another.`;
   const job = spec.jobTemplate?.spec ?? {};
@@ -65,7 +66,11 @@ export function specProblem(cj: ObjectLike): string | null {
   if (pod.hostNetwork !== true) return "The pod needs hostNetwork: true to reach etcd on the master's 127.0.0.1.";
   if (pod.nodeSelector?.[controlPlaneLabel] === undefined)
     return `The pod needs nodeSelector ${controlPlaneLabel}: "" to run on a master.`;
-  if (!(pod.tolerations ?? []).some((t) => t.key === controlPlaneLabel || (t.key === undefined && t.operator === "Exists")))
+  if (
+    !(pod.tolerations ?? []).some(
+      (t) => t.key === controlPlaneLabel || (t.key === undefined && t.operator === "Exists"),
+    )
+  )
     return `The pod needs a toleration for the ${controlPlaneLabel} taint.`;
   if (pod.automountServiceAccountToken !== false)
     return "Set automountServiceAccountToken: false: the backup needs no API access.";
@@ -106,11 +111,15 @@ export async function checkCronJob(kube: KubeReader | undefined, bucket: BucketA
     (j.metadata.ownerReferences ?? []).some((r) => r.controller && r.uid === cj.metadata.uid),
   );
   const done = jobs.filter((j) =>
-    ((j["status"] as JobStatus | undefined)?.conditions ?? []).some((c) => c.type === "Complete" && c.status === "True"),
+    ((j["status"] as JobStatus | undefined)?.conditions ?? []).some(
+      (c) => c.type === "Complete" && c.status === "True",
+    ),
   );
   if (done.length === 0) {
     const failed = jobs.find((j) =>
-      ((j["status"] as JobStatus | undefined)?.conditions ?? []).some((c) => c.type === "Failed" && c.status === "True"),
+      ((j["status"] as JobStatus | undefined)?.conditions ?? []).some(
+        (c) => c.type === "Failed" && c.status === "True",
+      ),
     );
     if (failed)
       return fail(
@@ -130,7 +139,8 @@ export async function checkCronJob(kube: KubeReader | undefined, bucket: BucketA
     const to = Date.parse(st.completionTime ?? "") + 2000;
     return objects.some((o) => o.lastModifiedMs >= from && o.lastModifiedMs <= to);
   });
-  if (!ran) return fail(`Job ${done[0]?.metadata.name ?? ""} completed, but no object reached the bucket while it ran.`);
+  if (!ran)
+    return fail(`Job ${done[0]?.metadata.name ?? ""} completed, but no object reached the bucket while it ran.`);
   const last = ((cj["status"] ?? {}) as { lastSuccessfulTime?: string }).lastSuccessfulTime;
   if (!last) return fail("The Job completed; the CronJob's status.lastSuccessfulTime is not set yet: wait a moment.");
   return pass(

@@ -56,9 +56,6 @@ spec:
             command:
             - etcdctl
             - --endpoints=ETCD_ENDPOINT
-            - --cacert=/pki/ca.crt
-            - --cert=/pki/client.crt
-            - --key=/pki/client.key
             - snapshot
             - save
             - /work/etcd.db

@@ -1,5 +1,14 @@
 import { createHash } from "node:crypto";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -95,7 +104,11 @@ const served = (member: string, at: number): LabEvent => ({ type: "snapshot.serv
 
 function ctxWith(o: FakeCheckOptions, revision = 120): CheckContext {
   return fakeCheckContext({
-    tool: async () => ({ code: 0, stdout: JSON.stringify({ hash: 1, revision, totalKey: 9, totalSize: 4096 }), stderr: "" }),
+    tool: async () => ({
+      code: 0,
+      stdout: JSON.stringify({ hash: 1, revision, totalKey: 9, totalSize: 4096 }),
+      stderr: "",
+    }),
     ...o,
   });
 }
@@ -130,9 +143,14 @@ describe("task 1: a real snapshot", () => {
     expect((await check({ events: [served("m1", at + 2000), served("m3", at)] })).message).toMatch(
       /m1 and m3 all served snapshots/,
     );
-    expect((await check({ events: [served("m1", at)] })).message).toMatch(/came from m1; this task asks for a snapshot from m2/);
+    expect((await check({ events: [served("m1", at)] })).message).toMatch(
+      /came from m1; this task asks for a snapshot from m2/,
+    );
     const ok = await check({ events: [served("m2", at + 9000)] });
-    expect(ok).toEqual({ passed: true, message: expect.stringMatching(/s\.db: mode 0600, .* revision 120 .*served by m2/) });
+    expect(ok).toEqual({
+      passed: true,
+      message: expect.stringMatching(/s\.db: mode 0600, .* revision 120 .*served by m2/),
+    });
     const cut = snapshot();
     cut[5] = 9;
     put(root, "home/backups/s.db", cut, 0o600, at);
@@ -184,15 +202,21 @@ describe("task 3: encrypted and off-cluster", () => {
       checkOffCluster(ctxWith({ files }, rev), fakeBucket(objects));
     expect((await checkOffCluster(ctxWith({ files }), null)).message).toMatch(/no S3 endpoint/);
     expect((await check({})).message).toMatch(/bucket k8s-etcd-snapshots is empty/);
-    expect((await check({ "x.db": { data: snapshot(), at: 1 } })).message).toMatch(/x\.db in the bucket is a plaintext snapshot/);
+    expect((await check({ "x.db": { data: snapshot(), at: 1 } })).message).toMatch(
+      /x\.db in the bucket is a plaintext snapshot/,
+    );
     put(root, "home/backups/raw-copy.db", bolt());
     put(root, "home/backups/etcd-1.db", snapshot());
     expect((await check({ "x.db.age": { data: enc(snapshot()), at: 1 } })).message).toMatch(
       /~\/backups\/etcd-1\.db is a plaintext snapshot/,
     );
     rmSync(join(root, "home/backups/etcd-1.db"));
-    expect((await check({ "x.db.age": { data: otherKey(snapshot()), at: 1 } })).message).toMatch(/not to ~\/keys\/backup\.pub/);
-    expect((await check({ "x.db.age": { data: enc(bolt()), at: 1 } })).message).toMatch(/without a valid appended hash/);
+    expect((await check({ "x.db.age": { data: otherKey(snapshot()), at: 1 } })).message).toMatch(
+      /not to ~\/keys\/backup\.pub/,
+    );
+    expect((await check({ "x.db.age": { data: enc(bolt()), at: 1 } })).message).toMatch(
+      /without a valid appended hash/,
+    );
     expect((await check({ "x.db.age": { data: enc(snapshot()), at: 1 } }, 10)).message).toMatch(/revision 10, older/);
     expect((await check({ "notes.txt": { data: new Uint8Array([65]), at: 1 } })).message).toMatch(
       /None of the 1 object\(s\) in the bucket is an age-encrypted snapshot/,
@@ -224,16 +248,23 @@ function tar(files: Record<string, string>): Uint8Array {
 const pkiTar = (omit: string[] = []) =>
   tar({
     ...Object.fromEntries(pkiFiles.filter((f) => !omit.includes(f)).map((f) => [f, "PEM"])),
-    ...(omit.includes("kubeadm") ? {} : { "kubeadm-config.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" }),
+    ...(omit.includes("kubeadm")
+      ? {}
+      : { "kubeadm-config.yaml": "apiVersion: kubeadm.k8s.io/v1beta4\nkind: ClusterConfiguration\n" }),
   });
-const encConfig = new Uint8Array(Buffer.from("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n"));
+const encConfig = new Uint8Array(
+  Buffer.from("apiVersion: apiserver.config.k8s.io/v1\nkind: EncryptionConfiguration\n"),
+);
 
 describe("task 4: the pki and the EncryptionConfiguration", () => {
   it("wants both encrypted, in separate objects, with everything a restore needs", async () => {
-    const check = (objects: Parameters<typeof fakeBucket>[0]) => checkControlPlane(fakeCheckContext(), fakeBucket(objects));
+    const check = (objects: Parameters<typeof fakeBucket>[0]) =>
+      checkControlPlane(fakeCheckContext(), fakeBucket(objects));
     expect((await checkControlPlane(fakeCheckContext(), null)).message).toMatch(/no S3 endpoint/);
     expect((await check({})).message).toMatch(/No object in the bucket decrypts to a tar of \/etc\/kubernetes\/pki/);
-    expect((await check({ "pki.tar": { data: pkiTar(), at: 1 } })).message).toMatch(/pki\.tar is not encrypted, and it holds keys/);
+    expect((await check({ "pki.tar": { data: pkiTar(), at: 1 } })).message).toMatch(
+      /pki\.tar is not encrypted, and it holds keys/,
+    );
     expect((await check({ "p.age": { data: enc(gzipSync(pkiTar(["pki/sa.key", "kubeadm"]))), at: 1 } })).message).toBe(
       "The pki archive lacks pki/sa.key, the kubeadm config (kind: ClusterConfiguration).",
     );
@@ -244,8 +275,14 @@ describe("task 4: the pki and the EncryptionConfiguration", () => {
     expect((await check({ "all.age": { data: enc(both), at: 1 } })).message).toMatch(
       /all\.age holds the EncryptionConfiguration together with the pki/,
     );
-    const ok = await check({ "p.age": { data: enc(gzipSync(pkiTar())), at: 1 }, "e.age": { data: enc(encConfig), at: 2 } });
-    expect(ok).toEqual({ passed: true, message: expect.stringMatching(/p\.age holds the pki .* e\.age holds the EncryptionConfiguration/) });
+    const ok = await check({
+      "p.age": { data: enc(gzipSync(pkiTar())), at: 1 },
+      "e.age": { data: enc(encConfig), at: 2 },
+    });
+    expect(ok).toEqual({
+      passed: true,
+      message: expect.stringMatching(/p\.age holds the pki .* e\.age holds the EncryptionConfiguration/),
+    });
   });
 });
 
@@ -265,7 +302,11 @@ describe("task 5: the CronJob", () => {
     };
   }
   const cj = (patch: (spec: Record<string, never>) => void = () => undefined, status: object = {}): ObjectLike => {
-    const c: ObjectLike = structuredClone({ ...manifestCj, metadata: { ...manifestCj.metadata, uid: "cj-uid" }, status });
+    const c: ObjectLike = structuredClone({
+      ...manifestCj,
+      metadata: { ...manifestCj.metadata, uid: "cj-uid" },
+      status,
+    });
     patch(c["spec"] as Record<string, never>);
     return c;
   };
@@ -298,7 +339,8 @@ describe("task 5: the CronJob", () => {
       [(s) => void delete (s as Record<string, unknown>)["timeZone"], /spec\.timeZone is not set/],
       [(s) => void ((s as Record<string, unknown>)["concurrencyPolicy"] = "Allow"), /concurrencyPolicy is Allow/],
       [
-        (s) => void delete (s["jobTemplate"] as unknown as { spec: Record<string, unknown> }).spec["activeDeadlineSeconds"],
+        (s) =>
+          void delete (s["jobTemplate"] as unknown as { spec: Record<string, unknown> }).spec["activeDeadlineSeconds"],
         /activeDeadlineSeconds/,
       ],
       [(s) => void delete podSpec(s)["hostNetwork"], /hostNetwork: true/],
@@ -307,7 +349,10 @@ describe("task 5: the CronJob", () => {
       [(s) => void delete podSpec(s)["automountServiceAccountToken"], /automountServiceAccountToken: false/],
       [
         (s) =>
-          void (podSpec(s)["volumes"] as unknown[]).push({ name: "k", hostPath: { path: "/etc/kubernetes/pki/etcd/ca.key" } }),
+          void (podSpec(s)["volumes"] as unknown[]).push({
+            name: "k",
+            hostPath: { path: "/etc/kubernetes/pki/etcd/ca.key" },
+          }),
         /ca\.key is mounted: the CA key never goes into a pod/,
       ],
       [
@@ -320,14 +365,21 @@ describe("task 5: the CronJob", () => {
     for (const [patch, message] of bad) expect((await check(kubeWith({ cj: cj(patch) }))).message).toMatch(message);
     expect((await check(kubeWith({ cj: cj() }))).message).toMatch(/has not run yet: .*create job --from=cronjob/);
     expect((await check(kubeWith({ cj: cj(), jobs: [job("m", "Running")] }))).message).toMatch(/has not completed yet/);
-    expect((await check(kubeWith({ cj: cj(), jobs: [job("m", "Failed")] }))).message).toMatch(/Job m failed: read its pods' logs/);
-    const done = [job("m", "Complete", 100_000, 105_000)];
-    expect((await check(kubeWith({ cj: cj(), jobs: done }), { old: { data: enc(snapshot()), at: 100 } })).message).toMatch(
-      /no object reached the bucket while it ran/,
+    expect((await check(kubeWith({ cj: cj(), jobs: [job("m", "Failed")] }))).message).toMatch(
+      /Job m failed: read its pods' logs/,
     );
+    const done = [job("m", "Complete", 100_000, 105_000)];
+    expect(
+      (await check(kubeWith({ cj: cj(), jobs: done }), { old: { data: enc(snapshot()), at: 100 } })).message,
+    ).toMatch(/no object reached the bucket while it ran/);
     const objects = { new: { data: enc(snapshot()), at: 103_000 } };
-    expect((await check(kubeWith({ cj: cj(), jobs: done }), objects)).message).toMatch(/lastSuccessfulTime is not set yet/);
-    const ok = await check(kubeWith({ cj: cj(undefined, { lastSuccessfulTime: "2026-12-02T04:00:00Z" }), jobs: done }), objects);
+    expect((await check(kubeWith({ cj: cj(), jobs: done }), objects)).message).toMatch(
+      /lastSuccessfulTime is not set yet/,
+    );
+    const ok = await check(
+      kubeWith({ cj: cj(undefined, { lastSuccessfulTime: "2026-12-02T04:00:00Z" }), jobs: done }),
+      objects,
+    );
     expect(ok.passed).toBe(true);
   });
 });

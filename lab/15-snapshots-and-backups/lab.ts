@@ -110,7 +110,7 @@ export default defineLab({
       goal: "The newest object in bucket `k8s-etcd-snapshots` is a snapshot encrypted to `~/keys/backup.pub`; no plaintext snapshot in the bucket or in `~/backups`.",
       check: async (ctx) => checkOffCluster(ctx, bucketOf(ctx)),
       hints: [
-        "`age -r \"$(cat ~/keys/backup.pub)\" -o FILE.age FILE` encrypts to the backup key; only the engine holds the identity that opens it.",
+        '`age -r "$(cat ~/keys/backup.pub)" -o FILE.age FILE` encrypts to the backup key; only the engine holds the identity that opens it.',
         "The rclone remote `backup` is configured by the RCLONE_CONFIG_BACKUP_* variables. Your key may only write: rclone's checks before and after the upload read, so switch them off with --no-check-dest --s3-no-check-bucket --s3-no-head.",
         "Remove the plaintext snapshots from ~/backups once the encrypted copy is uploaded (raw-copy.db may stay).",
       ],
@@ -137,7 +137,7 @@ export default defineLab({
       check: async (ctx) => checkControlPlane(ctx, bucketOf(ctx)),
       hints: [
         "A master's /etc/kubernetes is ~/masters/m1/etc/kubernetes here: `tar czf - -C ~/masters/m1/etc/kubernetes pki kubeadm-config.yaml` writes the archive to stdout.",
-        "Pipe it through `age -r \"$(cat ~/keys/backup.pub)\"` into `rclone rcat backup:k8s-etcd-snapshots/NAME`.",
+        'Pipe it through `age -r "$(cat ~/keys/backup.pub)"` into `rclone rcat backup:k8s-etcd-snapshots/NAME`.',
         "The EncryptionConfiguration opens every Secret in a snapshot: encrypt it and upload it as an object of its own.",
       ],
       solution: [
