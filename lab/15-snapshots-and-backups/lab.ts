@@ -61,7 +61,9 @@ export default defineLab({
     members: 3,
     kube: { encryptSecrets: true },
     controlPlane: true,
-    // s3: true, (waits for h-l15tools)
+    s3: true,
+    backupKey: true,
+    pki: true,
   },
   params: { SNAP_MEMBER: { kind: "member" } },
   setup,
@@ -133,7 +135,7 @@ export default defineLab({
     {
       id: "control-plane",
       title: "Back up the pki and the EncryptionConfiguration, apart",
-      goal: "Two encrypted objects in the bucket: a tar of `/etc/kubernetes/pki` with the kubeadm config, and the EncryptionConfiguration (`~/encryption-config.yaml`) on its own.",
+      goal: "Two encrypted objects in the bucket: a tar of `/etc/kubernetes/pki` with the kubeadm config, and the EncryptionConfiguration (`/etc/kubernetes/encryption-config.yaml`) on its own.",
       check: async (ctx) => checkControlPlane(ctx, bucketOf(ctx)),
       hints: [
         "A master's /etc/kubernetes is ~/masters/m1/etc/kubernetes here: `tar czf - -C ~/masters/m1/etc/kubernetes pki kubeadm-config.yaml` writes the archive to stdout.",
@@ -142,7 +144,7 @@ export default defineLab({
       ],
       solution: [
         `tar czf - -C ~/masters/m1/etc/kubernetes pki kubeadm-config.yaml | age -r ${recipient} | rclone rcat ${rcloneFlags} backup:k8s-etcd-snapshots/pki-$(date -u +%Y%m%dT%H%M%SZ).tar.gz.age`,
-        `age -r ${recipient} ~/encryption-config.yaml | rclone rcat ${rcloneFlags} backup:k8s-etcd-snapshots/encryption-config-$(date -u +%Y%m%dT%H%M%SZ).yaml.age`,
+        `age -r ${recipient} ~/masters/m1/etc/kubernetes/encryption-config.yaml | rclone rcat ${rcloneFlags} backup:k8s-etcd-snapshots/encryption-config-$(date -u +%Y%m%dT%H%M%SZ).yaml.age`,
       ],
     },
     {
