@@ -62,5 +62,13 @@ if (existsSync(join(siteDir, "astro.config.mjs")) && !existsSync(siteIndex) && !
   process.on("exit", stop);
 }
 
+// Lesson 15's Job pods run their commands in a bubblewrap sandbox (engine/lab-engine/kube/job-sandbox.ts).
+if (!existsSync("/usr/bin/bwrap")) {
+  console.warn(
+    "start: bubblewrap (/usr/bin/bwrap) is not installed: the simulated kubelet cannot run Job pods' commands " +
+      "(lesson 15's CronJob). Install it with: sudo apt-get install -y bubblewrap",
+  );
+}
+
 process.env.ETCD_LAB_T0 = String(t0);
 await import(pathToFileURL(join(root, "dist", "lab-server.mjs")).href);

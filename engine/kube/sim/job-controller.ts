@@ -1,8 +1,10 @@
 // The job controller, simulated inside the controller-manager while it leads (NonIndexed Jobs): it keeps up
 // to spec.parallelism pods running until spec.completions of them succeeded (pods named `<job>-<5 chars>`,
 // labelled with the job's name and controller uid), then writes completionTime and the SuccessCriteriaMet and Complete conditions;
-// more failed pods than spec.backoffLimit (6) fail the Job with BackoffLimitExceeded. The pods' containers run
-// through the kubelet's ContainerRunner.
+// more failed pods than spec.backoffLimit (6) fail the Job with BackoffLimitExceeded, a Job active longer than
+// spec.activeDeadlineSeconds fails with DeadlineExceeded and its running pods are deleted (FailureTarget,
+// then Failed, as Kubernetes ≥ 1.31 writes them). A failed pod is replaced after the controller's backoff,
+// 10 s doubling per failure up to 6 min. The pods' containers run through the kubelet's ContainerRunner.
 import type { KubeClient } from "../api/client.ts";
 import type { JsonValue } from "../api/object.ts";
 import type { Clock } from "./clock.ts";
@@ -21,6 +23,7 @@ import { ReconcileLoop } from "./reconcile-loop.ts";
 import type { Timings } from "./timings.ts";
 
 interface JobSpec {
+  activeDeadlineSeconds?: number;
   completions?: number;
   parallelism?: number;
   backoffLimit?: number;
@@ -42,6 +45,18 @@ function finished(s: JobStatus): boolean {
   return (s.conditions ?? []).some((c) => (c.type === "Complete" || c.type === "Failed") && c.status === "True");
 }
 
+/** podBackoffMs is the delay before a Job's next pod after `failures` failed ones (10 s doubling, max 6 min). */
+export function podBackoffMs(failures: number): number {
+  return failures <= 0 ? 0 : Math.min(10_000 * 2 ** (failures - 1), 360_000);
+}
+
+/** failJob is the Job's conditions when it fails for `reason`: FailureTarget, then Failed. */
+function failJob(conds: Condition[], reason: string, message: string, now: number): Condition[] {
+  const c = { status: "True", reason, message };
+  const next = setCondition(conds, { type: "FailureTarget", ...c }, now, false);
+  return setCondition(next, { type: "Failed", ...c }, now, false).map((x) => ({ ...x, lastProbeTime: rfc3339(now) }));
+}
+
 /** jobWork is the job controller. */
 export function jobWork(
   client: () => KubeClient,
@@ -49,7 +64,11 @@ export function jobWork(
   timings: Timings,
   recorder: EventRecorder,
 ): ReconcileLoop {
-  return new ReconcileLoop(
+  /** notBefore holds, per Job uid, when its next pod may be created (after a failure's backoff). */
+  const notBefore = new Map<string, { failed: number; at: number }>();
+  /** armed are the wake-ups already set: `<uid>` for the deadline, `<uid>/<failures>` for a backoff. */
+  const armed = new Set<string>();
+  const loop: ReconcileLoop = new ReconcileLoop(
     client,
     clock,
     timings,
@@ -82,6 +101,8 @@ export function jobWork(
           failed,
           terminating: 0,
         };
+        const deadline = spec.activeDeadlineSeconds;
+        const started = Date.parse(next.startTime ?? "");
         if (succeeded >= completions) {
           next.active = 0;
           next.ready = 0;
@@ -96,17 +117,23 @@ export function jobWork(
           conds = setCondition(conds, { type: "Complete", ...reached }, now, false);
           next.conditions = conds.map((c) => ({ ...c, lastProbeTime: rfc3339(now) }));
           void recorder.record(involved(job), "Normal", "Completed", "Job completed");
+        } else if (deadline !== undefined && now - started >= deadline * 1000) {
+          for (const p of running)
+            await client()
+              .delete("pods", ns, p.metadata.name ?? "")
+              .catch(() => undefined);
+          next.active = 0;
+          next.ready = 0;
+          next.failed = failed + running.length;
+          const message = "Job was active longer than specified deadline";
+          next.conditions = failJob(cur.conditions ?? [], "DeadlineExceeded", message, now);
+          void recorder.record(involved(job), "Warning", "DeadlineExceeded", message);
         } else if (failed > (spec.backoffLimit ?? 6)) {
-          next.conditions = setCondition(
+          next.conditions = failJob(
             cur.conditions ?? [],
-            {
-              type: "Failed",
-              status: "True",
-              reason: "BackoffLimitExceeded",
-              message: "Job has reached the specified backoff limit",
-            },
+            "BackoffLimitExceeded",
+            "Job has reached the specified backoff limit",
             now,
-            false,
           );
           void recorder.record(
             involved(job),
@@ -115,7 +142,20 @@ export function jobWork(
             "Job has reached the specified backoff limit",
           );
         } else {
-          const need = Math.min(parallelism, completions - succeeded) - running.length;
+          const uidKey = job.metadata.uid ?? "";
+          const wait = notBefore.get(uidKey);
+          if (failed > 0 && (!wait || wait.failed !== failed))
+            notBefore.set(uidKey, { failed, at: now + podBackoffMs(failed) });
+          const at = notBefore.get(uidKey)?.at ?? 0;
+          if (deadline !== undefined && !armed.has(uidKey)) {
+            armed.add(uidKey);
+            clock.after(started + deadline * 1000 - now, () => loop.kick());
+          }
+          if (at > now && !armed.has(`${uidKey}/${failed}`)) {
+            armed.add(`${uidKey}/${failed}`);
+            clock.after(at - now, () => loop.kick());
+          }
+          const need = at > now ? 0 : Math.min(parallelism, completions - succeeded) - running.length;
           const uid = job.metadata.uid ?? "";
           const name = job.metadata.name ?? "";
           const labels = {
@@ -144,4 +184,5 @@ export function jobWork(
       }
     },
   );
+  return loop;
 }

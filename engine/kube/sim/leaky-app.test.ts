@@ -28,6 +28,7 @@ function setup() {
     realTimings,
     succeedingRunner,
     () => undefined,
+    undefined,
     simulatedApps(() => api, clock),
   );
   const pod = podFixture("leaky", "configmap-spammer-7d9f-abcde", spammerImage);

@@ -1,9 +1,12 @@
 // NodeRuntime is a node's container runtime, simulated: the pods and containers that "run" on the node. It
 // outlives the kubelet (a kubelet restart leaves containers running, as containerd does) and keeps running
 // whatever the API does: only the kubelet's syncs start and stop pods. Containers restart locally after a
-// crash (CrashLoopBackOff's delay), and containers of run-to-completion pods run their command through a
-// pluggable ContainerRunner (a lesson plugs a sandbox in; the default succeeds and says it ran nothing).
+// crash (CrashLoopBackOff's delay), and containers of run-to-completion pods (restartPolicy Never or
+// OnFailure: Jobs) run their command through a pluggable ContainerRunner (the lab engine plugs a sandbox in;
+// the default succeeds and says it ran nothing): init containers one after another, then the containers, each
+// with the environment the kubelet resolved (container-env.ts) and the pod's volumes.
 import type { JsonValue, KubeObject } from "../api/object.ts";
+import { ConfigError, type ResolvedContainer } from "./container-env.ts";
 import type { Rng } from "../../common/rng.ts";
 import type { Clock, Timer } from "./clock.ts";
 import { containerLogs, maxLogLines } from "./container-logs.ts";
@@ -20,19 +23,50 @@ export interface ContainerSpecLite {
   args?: string[];
 }
 
+/** VolumeMount is a container's volumeMounts entry with the pod volume it names (null: no such volume). */
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly: boolean;
+  subPath?: string;
+  /** volume is the pod's volume of that name: { hostPath: {...} }, { emptyDir: {...} }, ... */
+  volume: Record<string, JsonValue> | null;
+}
+
 /** RunRequest is one container run of a run-to-completion pod. */
 export interface RunRequest {
   namespace: string;
   pod: string;
+  podUid: string;
   node: string;
+  /** container carries the command and args with $(VAR) references expanded. */
   container: ContainerSpecLite;
+  /** init is whether it is one of the pod's initContainers. */
+  init: boolean;
+  env: Record<string, string>;
+  mounts: VolumeMount[];
+  hostNetwork: boolean;
+  readOnlyRootFilesystem: boolean;
+  workingDir?: string;
+  /** signal is aborted when the pod stops on the node (deleted in the API, a Job's deadline): kill the command. */
+  signal: AbortSignal;
 }
 
-/** RunResult is how the command ended and what it printed. */
+/** RunResult is how the command ended and what it printed; `evicted` is the kubelet's eviction message. */
 export interface RunResult {
   exitCode: number;
   output: string[];
+  evicted?: string;
 }
+
+/** ContainerPreparer resolves a container's environment before it starts (it may throw ConfigError). */
+export type ContainerPreparer = (pod: KubeObject, container: JsonValue) => Promise<ResolvedContainer>;
+
+/** plainPreparer gives a container no environment and its command as written. */
+export const plainPreparer: ContainerPreparer = async (_pod, c) => {
+  const spec = c as { command?: string[]; args?: string[] };
+  return { env: {}, ...(spec.command ? { command: spec.command } : {}), ...(spec.args ? { args: spec.args } : {}) };
+};
 
 /** ContainerRunner runs a container's command (Jobs' pods). */
 export interface ContainerRunner {
@@ -57,6 +91,8 @@ export interface RuntimeContainer {
   restartCount: number;
   state: "running" | "waiting" | "terminated";
   waitingReason?: string;
+  /** waitingMessage replaces the back-off text (CreateContainerConfigError's reason). */
+  waitingMessage?: string;
   exitCode?: number;
   finishedAtMs?: number;
   lastTerminated?: { exitCode: number; reason: string; startedAtMs: number; finishedAtMs: number; id: string };
@@ -73,11 +109,18 @@ export interface RuntimePod {
   hostIP: string;
   startedAtMs: number;
   restartPolicy: string;
-  phase: "Running" | "Succeeded" | "Failed";
+  phase: "Pending" | "Running" | "Succeeded" | "Failed";
+  /** reason and message are the pod's status.reason / status.message (Evicted). */
+  reason?: string;
+  message?: string;
+  initContainers: RuntimeContainer[];
   containers: RuntimeContainer[];
   qosClass: string;
   /** statusSent is false while the API has not heard this pod's latest status. */
   statusSent: boolean;
+  /** object is the pod as the kubelet started it (its spec: volumes, hostNetwork, containers). */
+  object: KubeObject;
+  abort: AbortController;
 }
 
 function qosOf(containers: JsonValue[]): string {
@@ -101,6 +144,7 @@ export class NodeRuntime {
     private readonly timings: Timings,
     private readonly runner: ContainerRunner,
     private readonly onEvent: EventSink,
+    private readonly prepare: ContainerPreparer = plainPreparer,
     private readonly launcher: AppLauncher | null = null,
   ) {}
 
@@ -131,7 +175,11 @@ export class NodeRuntime {
    * the start time and restart counts the API shows.
    */
   start(pod: KubeObject, podIP: string, hostIP: string, reason: string, adopted = false): RuntimePod {
-    const spec = (pod["spec"] ?? {}) as { containers?: JsonValue[]; restartPolicy?: string };
+    const spec = (pod["spec"] ?? {}) as {
+      containers?: JsonValue[];
+      initContainers?: JsonValue[];
+      restartPolicy?: string;
+    };
     const st = (pod["status"] ?? {}) as {
       startTime?: string;
       containerStatuses?: {
@@ -143,6 +191,26 @@ export class NodeRuntime {
     };
     const now = this.clock.now();
     const since = adopted && st.startTime ? Date.parse(st.startTime) : now;
+    const runs = (spec.restartPolicy ?? "Always") !== "Always";
+    const inits = runs ? (spec.initContainers ?? []) : [];
+    const lite = (c: JsonValue): ContainerSpecLite => {
+      const cs = c as unknown as ContainerSpecLite;
+      return {
+        name: cs.name,
+        image: cs.image,
+        ...(cs.command ? { command: cs.command } : {}),
+        ...(cs.args ? { args: cs.args } : {}),
+      };
+    };
+    const initContainers = inits.map((c): RuntimeContainer => ({
+      spec: lite(c),
+      id: containerId(this.rng),
+      startedAtMs: now,
+      restartCount: 0,
+      state: "waiting",
+      waitingReason: "PodInitializing",
+      backoffMs: this.timings.containerBackoffMs,
+    }));
     const containers = (spec.containers ?? []).map((c): RuntimeContainer => {
       const cs = c as unknown as ContainerSpecLite;
       const prior = adopted ? st.containerStatuses?.find((s) => s.name === cs.name) : undefined;
@@ -156,7 +224,8 @@ export class NodeRuntime {
         id: prior?.containerID?.replace(/^containerd:\/\//, "") || containerId(this.rng),
         startedAtMs: prior?.state?.running?.startedAt ? Date.parse(prior.state.running.startedAt) : now,
         restartCount: prior?.restartCount ?? 0,
-        state: "running",
+        state: runs ? "waiting" : "running",
+        ...(runs ? { waitingReason: inits.length ? "PodInitializing" : "ContainerCreating" } : {}),
         backoffMs: this.timings.containerBackoffMs,
       };
     });
@@ -168,14 +237,17 @@ export class NodeRuntime {
       hostIP,
       startedAtMs: since,
       restartPolicy: spec.restartPolicy ?? "Always",
-      phase: "Running",
+      phase: inits.length ? "Pending" : "Running",
+      initContainers,
       containers,
       qosClass: qosOf(spec.containers ?? []),
       statusSent: adopted,
+      object: pod,
+      abort: new AbortController(),
     };
     this.pods.set(p.uid, p);
     this.onEvent({ type: "kube.pod.start", node: this.node, namespace: p.namespace, pod: p.name, reason });
-    if (p.restartPolicy !== "Always") for (const c of containers) void this.runToCompletion(p, c);
+    if (runs) void this.runToCompletion(p);
     else this.launchApps(p);
     return p;
   }
@@ -184,6 +256,7 @@ export class NodeRuntime {
   stop(uid: string, reason: string): void {
     const p = this.pods.get(uid);
     if (!p) return;
+    p.abort.abort();
     this.pods.delete(uid);
     for (const stopApp of this.apps.get(uid) ?? []) stopApp();
     this.apps.delete(uid);
@@ -276,16 +349,106 @@ export class NodeRuntime {
     this.onChange();
   }
 
-  private async runToCompletion(p: RuntimePod, c: RuntimeContainer): Promise<void> {
-    const res = await this.runner.run({ namespace: p.namespace, pod: p.name, node: this.node, container: c.spec });
+  /** runToCompletion runs the init containers in order, then the containers together, and sets the phase. */
+  private async runToCompletion(p: RuntimePod): Promise<void> {
+    const spec = (p.object["spec"] ?? {}) as { initContainers?: JsonValue[]; containers?: JsonValue[] };
+    for (const [i, c] of p.initContainers.entries()) {
+      const res = await this.runOne(p, c, (spec.initContainers ?? [])[i] ?? {}, true);
+      if (!res || this.pods.get(p.uid) !== p) return;
+      if (res.evicted || res.exitCode !== 0) return this.finish(p, res);
+    }
+    if (p.initContainers.length) {
+      p.phase = "Running";
+      this.changed(p);
+    }
+    const results = await Promise.all(
+      p.containers.map((c, i) => this.runOne(p, c, (spec.containers ?? [])[i] ?? {}, false)),
+    );
     if (this.pods.get(p.uid) !== p) return;
+    const evicted = results.find((r) => r?.evicted);
+    if (evicted) return this.finish(p, evicted);
+    p.phase = p.containers.every((x) => x.exitCode === 0) ? "Succeeded" : "Failed";
+    this.changed(p);
+  }
+
+  private finish(p: RuntimePod, res: RunResult): void {
+    p.phase = "Failed";
+    if (res.evicted) {
+      p.reason = "Evicted";
+      p.message = res.evicted;
+    }
+    this.changed(p);
+  }
+
+  /**
+   * runOne starts one container once the kubelet could build its environment (retrying every pod sync while
+   * a Secret or ConfigMap is missing) and runs its command to the end. null: the pod stopped meanwhile.
+   */
+  private async runOne(p: RuntimePod, c: RuntimeContainer, raw: JsonValue, init: boolean): Promise<RunResult | null> {
+    let resolved: ResolvedContainer | null = null;
+    while (!resolved) {
+      try {
+        resolved = await this.prepare(p.object, raw);
+      } catch (err) {
+        if (!(err instanceof ConfigError)) throw err;
+        if (c.waitingReason !== "CreateContainerConfigError" || c.waitingMessage !== err.message) {
+          c.waitingReason = "CreateContainerConfigError";
+          c.waitingMessage = err.message;
+          this.changed(p);
+        }
+        await new Promise<void>((resolve) => {
+          const t = this.clock.after(this.timings.podStatusSyncMs, () => {
+            this.timers.delete(t);
+            resolve();
+          });
+          this.timers.add(t);
+        });
+        if (this.pods.get(p.uid) !== p) return null;
+      }
+    }
+    if (this.pods.get(p.uid) !== p) return null;
+    c.state = "running";
+    delete c.waitingReason;
+    delete c.waitingMessage;
+    c.startedAtMs = this.clock.now();
+    this.changed(p);
+    const ps = (p.object["spec"] ?? {}) as { hostNetwork?: boolean; volumes?: { name: string }[] };
+    const cs = raw as {
+      volumeMounts?: { name: string; mountPath: string; readOnly?: boolean; subPath?: string }[];
+      workingDir?: string;
+      securityContext?: { readOnlyRootFilesystem?: boolean };
+    };
+    const mounts: VolumeMount[] = (cs.volumeMounts ?? []).map((m) => ({
+      name: m.name,
+      mountPath: m.mountPath,
+      readOnly: m.readOnly ?? false,
+      ...(m.subPath ? { subPath: m.subPath } : {}),
+      volume: ((ps.volumes ?? []).find((v) => v.name === m.name) as Record<string, JsonValue> | undefined) ?? null,
+    }));
+    const res = await this.runner.run({
+      namespace: p.namespace,
+      pod: p.name,
+      podUid: p.uid,
+      node: this.node,
+      container: {
+        ...c.spec,
+        ...(resolved.command ? { command: resolved.command } : {}),
+        ...(resolved.args ? { args: resolved.args } : {}),
+      },
+      init,
+      env: resolved.env,
+      mounts,
+      hostNetwork: ps.hostNetwork ?? false,
+      readOnlyRootFilesystem: cs.securityContext?.readOnlyRootFilesystem ?? false,
+      ...(cs.workingDir ? { workingDir: cs.workingDir } : {}),
+      signal: p.abort.signal,
+    });
+    if (this.pods.get(p.uid) !== p) return null;
     c.output = [...(c.output ?? []), ...res.output].slice(-maxLogLines);
     c.state = "terminated";
     c.exitCode = res.exitCode;
     c.finishedAtMs = this.clock.now();
-    if (p.containers.every((x) => x.state === "terminated")) {
-      p.phase = p.containers.every((x) => x.exitCode === 0) ? "Succeeded" : "Failed";
-    }
     this.changed(p);
+    return res;
   }
 }

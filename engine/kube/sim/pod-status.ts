@@ -22,7 +22,13 @@ function containerStatus(c: RuntimeContainer, podDone: boolean): JsonValue {
         ? {
             waiting: {
               reason: c.waitingReason ?? "ContainerCreating",
-              message: `back-off ${Math.round(c.backoffMs / 2000)}s restarting failed container=${c.spec.name}`,
+              ...(c.waitingMessage
+                ? { message: c.waitingMessage }
+                : c.waitingReason === "CrashLoopBackOff"
+                  ? {
+                      message: `back-off ${Math.round(c.backoffMs / 2000)}s restarting failed container=${c.spec.name}`,
+                    }
+                  : {}),
             },
           }
         : {
@@ -59,7 +65,8 @@ function containerStatus(c: RuntimeContainer, podDone: boolean): JsonValue {
 
 /** podStatus is the status the kubelet patches for `p`; `scheduledAt` keeps the scheduler's condition time. */
 export function podStatus(p: RuntimePod, scheduledAt: string): JsonValue {
-  const done = p.phase !== "Running";
+  const done = p.phase === "Succeeded" || p.phase === "Failed";
+  const initialized = p.initContainers.every((c) => c.state === "terminated" && c.exitCode === 0);
   const ready = !done && p.containers.every((c) => c.state === "running");
   const at = rfc3339(p.startedAtMs);
   const cond = (type: string, ok: boolean, reason?: string) => ({
@@ -72,9 +79,13 @@ export function podStatus(p: RuntimePod, scheduledAt: string): JsonValue {
   const notReady = done ? "PodCompleted" : "ContainersNotReady";
   return {
     phase: p.phase,
+    ...(p.reason ? { reason: p.reason } : {}),
+    ...(p.message ? { message: p.message } : {}),
     conditions: [
       cond("PodReadyToStartContainers", !done),
-      cond("Initialized", true, "PodCompleted"),
+      p.initContainers.length && !initialized
+        ? cond("Initialized", false, "ContainersNotInitialized")
+        : cond("Initialized", true, "PodCompleted"),
       cond("Ready", ready, notReady),
       cond("ContainersReady", ready, notReady),
       { type: "PodScheduled", status: "True", lastProbeTime: null, lastTransitionTime: scheduledAt || at },
@@ -84,6 +95,14 @@ export function podStatus(p: RuntimePod, scheduledAt: string): JsonValue {
     podIP: p.podIP,
     podIPs: [{ ip: p.podIP }],
     startTime: at,
+    ...(p.initContainers.length
+      ? {
+          initContainerStatuses: p.initContainers.map((c) => ({
+            ...(containerStatus(c, true) as object),
+            ready: c.state === "terminated" && c.exitCode === 0,
+          })),
+        }
+      : {}),
     containerStatuses: p.containers.map((c) => containerStatus(c, done)),
     qosClass: p.qosClass,
   };

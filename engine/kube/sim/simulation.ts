@@ -1,6 +1,6 @@
 // KubeSimulation is the simulated part of a session's control plane, started and stopped as one: a kubelet and
 // a container runtime per node, and on every master a kube-controller-manager (node lifecycle, deployments,
-// replicasets, jobs) and a kube-scheduler, each leader-elected through its Lease. Everything reaches the
+// replicasets, jobs, cronjobs) and a kube-scheduler, each leader-elected through its Lease. Everything reaches the
 // apiserver through KubeClient only, so every etcd effect is the apiserver's own. status() and pods() are what
 // `lab kube status` and `lab kube pods` print; logs() serves the apiserver's pods/log subresource.
 import { ApiError, type KubeClient, type Status } from "../api/client.ts";
@@ -10,6 +10,8 @@ import type { Clock } from "./clock.ts";
 import { ControlPlaneComponent, type ComponentState, type LeaderWork } from "./component.ts";
 import { deploymentWork } from "./deployment-controller.ts";
 import { errorText, type EventRecorder, type EventSink } from "./events.ts";
+import { resolveContainerEnv, type ContainerEnvSpec } from "./container-env.ts";
+import { cronJobWork } from "./cronjob-controller.ts";
 import { jobWork } from "./job-controller.ts";
 import { simulatedApps } from "./leaky-app.ts";
 import { Kubelet, type KubeletState, type SimNode } from "./kubelet.ts";
@@ -108,12 +110,20 @@ export class KubeSimulation {
     this.timings = { ...realTimings, ...opts.timings };
     const { clock, rng, onEvent } = opts;
     for (const node of opts.nodes) {
-      const apps = simulatedApps(this.client("configmap-spammer", node.name), clock);
-      const runner = opts.runner ?? succeedingRunner;
-      const runtime = new NodeRuntime(node.name, clock, rng, this.timings, runner, onEvent, apps);
+      const kubeletClient = this.client("kubelet", node.name);
+      const runtime = new NodeRuntime(
+        node.name,
+        clock,
+        rng,
+        this.timings,
+        opts.runner ?? succeedingRunner,
+        onEvent,
+        (pod, c) => resolveContainerEnv(kubeletClient(), pod, c as ContainerEnvSpec),
+        simulatedApps(this.client("configmap-spammer", node.name), clock),
+      );
       const kubelet = new Kubelet({
         node,
-        client: this.client("kubelet", node.name),
+        client: kubeletClient,
         clock,
         timings: this.timings,
         onEvent,
@@ -165,6 +175,7 @@ export class KubeSimulation {
       deploymentWork(client, clock, t, recorder),
       replicaSetWork(client, clock, t, recorder),
       jobWork(client, clock, t, recorder),
+      cronJobWork(client, clock, t, recorder),
     ];
     return { start: () => parts.forEach((p) => p.start()), stop: () => parts.forEach((p) => p.stop()) };
   }
@@ -296,12 +307,15 @@ export class KubeSimulation {
       const p = rt.find(namespace, pod);
       if (!p) continue;
       const names = p.containers.map((c) => c.spec.name);
+      const inits = p.initContainers.map((c) => c.spec.name);
       if (!container && names.length > 1)
         throw new LogsError(
           400,
-          `a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]`,
+          `a container name must be specified for pod ${pod}, choose one of: [${names.join(" ")}]` +
+            (inits.length ? ` or one of the init containers: [${inits.join(" ")}]` : ""),
         );
-      const c = container ? p.containers.find((x) => x.spec.name === container) : p.containers[0];
+      const all = [...p.containers, ...p.initContainers];
+      const c = container ? all.find((x) => x.spec.name === container) : p.containers[0];
       if (!c) throw new LogsError(400, `container ${container} is not valid for pod ${pod}`);
       if (opts.previous && !c.lastTerminated)
         throw new LogsError(400, `previous terminated container "${c.spec.name}" in pod "${pod}" not found`);

@@ -12,6 +12,8 @@ import { KubeSimulation, type PodsView, type SimStatus } from "../../kube/sim/si
 import { realClock } from "../../kube/sim/clock.ts";
 import type { KubeSimEvent } from "../../kube/sim/events.ts";
 import { seededRng } from "../../common/rng.ts";
+import { repoRoot } from "../cluster/repo-root.ts";
+import { SandboxRunner } from "./job-sandbox.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 
 /** ControlPlaneSettings are the lab's control-plane options, resolved (lab/lab-format.ts ControlPlaneOptions). */
@@ -65,6 +67,14 @@ export function kubeconfig(url: string): string {
   ].join("\n");
 }
 
+/** nodeDir maps a node to its filesystem in the lab: ~/masters/mN for k8s-master-N, ~/nodes/<node> otherwise. */
+export function nodeDir(home: string): (node: string) => string {
+  return (node) => {
+    const m = /^k8s-master-(\d+)$/.exec(node);
+    return m ? join(home, "masters", `m${m[1] ?? ""}`) : join(home, "nodes", node);
+  };
+}
+
 /** ControlPlane is a running control plane. */
 export class ControlPlane {
   /** apiserverMasters are the masters whose kube-apiserver static pod runs. */
@@ -107,6 +117,8 @@ export class ControlPlane {
         rng: seededRng(o.seed),
         onEvent: o.onEvent,
         timings: { nodeLeaseRenewMs: o.settings.nodeLeaseRenewMs },
+        // Job pods' commands really run, sandboxed; hostPath is the node's directory under the learner's home.
+        runner: new SandboxRunner({ workspace: dirname(o.home), repo: repoRoot(), hostDir: nodeDir(o.home) }),
       });
       const cp = new ControlPlane(apiserver, sim, o.home);
       for (const m of masters) cp.apiserverMasters.add(m);
