@@ -151,6 +151,11 @@ describe("judgeRound", () => {
     expect(judgeRound([d("m1", 10, 11), d("m3", 17, null, null)], all, leaderIs("m2")).kind).toBe("running");
   });
 
+  it("finds defrags at once even before the last one's end is logged", () => {
+    const v = judgeRound([d("m1", 10, 10.4), d("m2", 10.1, null, null)], all, leaderIs("m2"));
+    expect(v).toMatchObject({ kind: "overlap", defrag: { member: "m1" }, other: { member: "m2" } });
+  });
+
   it("finds two defrags at once, the parallel loop", () => {
     const v = judgeRound([d("m1", 10, 10.4), d("m2", 10.1, 10.5), d("m3", 10.2, 10.6)], all, leaderIs("m2"));
     expect(v).toMatchObject({ kind: "overlap", defrag: { member: "m1" }, other: { member: "m2" } });

@@ -141,7 +141,8 @@ export type FinishedDefrag = Defrag & { end: number; ok: boolean };
 /** RoundVerdict is what judgeRound found, worst first. */
 export type RoundVerdict =
   | { kind: "running"; defrag: Defrag }
-  | { kind: "overlap"; defrag: FinishedDefrag; other: FinishedDefrag }
+  /** other may still be running (its end not logged yet). */
+  | { kind: "overlap"; defrag: FinishedDefrag; other: Defrag }
   | { kind: "too-close"; defrag: FinishedDefrag; previous: FinishedDefrag; gapMs: number }
   /** next is the defrag that came after the leader's, or null when members still wait for theirs. */
   | { kind: "leader-not-last"; defrag: FinishedDefrag; next: FinishedDefrag | null }
@@ -151,25 +152,25 @@ export type RoundVerdict =
 /**
  * judgeRound grades the latest round of online defrags. The round is every successful defrag from the earliest
  * of the `needed` members' last successful defrags on (so a member done again later replaces its earlier
- * try). In it, no defrag may overlap any other (a failed or an earlier one included), each must start at least
- * minGapMs after the latest end before it, and none but the last may be of the member leading at the time.
+ * try). In it, no defrag may overlap any other (a failed, an earlier or a running one included), each must
+ * start at least minGapMs after the latest end before it, and none but the last may be of the member leading
+ * at the time. A running defrag is reported after those mistakes: its end may not be logged yet.
  */
 export function judgeRound(
   defrags: readonly Defrag[],
   needed: readonly string[],
   leaderAtTime: (at: number) => string | null,
 ): RoundVerdict {
-  const running = defrags.find((d) => d.end === null);
-  if (running) return { kind: "running", defrag: running };
-  const finished = defrags as readonly FinishedDefrag[];
+  const finished = defrags.filter((d): d is FinishedDefrag => d.end !== null);
   const lastOf = new Map<string, FinishedDefrag>();
   for (const d of finished) if (d.ok && needed.includes(d.member)) lastOf.set(d.member, d);
   const missing = needed.filter((m) => !lastOf.has(m));
   const from = Math.min(...[...lastOf.values()].map((d) => d.start));
   const round = finished.filter((d) => d.ok && d.start >= from);
+  const endOf = (d: Defrag): number => d.end ?? Infinity;
   for (const d of round) {
-    const other = finished.find((o) => o !== d && o.start <= d.end && d.start <= o.end);
-    if (other) return { kind: "overlap", defrag: d, other };
+    const other = defrags.find((o) => o !== d && o.start <= d.end && d.start <= endOf(o));
+    if (other) return { kind: "overlap", defrag: d, other: other as FinishedDefrag };
   }
   for (const d of round) {
     const before = finished.filter((o) => o !== d && o.end < d.start);
@@ -184,6 +185,8 @@ export function judgeRound(
     const d = round[i] as FinishedDefrag;
     if (leaderAtTime(d.start) === d.member) return { kind: "leader-not-last", defrag: d, next: round[i + 1] ?? null };
   }
+  const running = defrags.find((d) => d.end === null);
+  if (running) return { kind: "running", defrag: running };
   if (missing.length) return { kind: "missing", done: round, missing };
   return { kind: "ok", round };
 }
