@@ -57,7 +57,7 @@ describe("sinceClusterBuilt", () => {
       [4, { ...created, type: "session.reset" }],
       [5, start("m3")],
     );
-    expect(sinceClusterBuilt(events).map((e) => e.member)).toEqual(["m3"]);
+    expect(sinceClusterBuilt(events).map((e) => e.seq)).toEqual([5]);
   });
 });
 

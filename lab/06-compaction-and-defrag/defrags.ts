@@ -11,31 +11,13 @@ export const minGapMs = 5000;
 /** shrinkFactor: a file counts as shrunk (or as small enough) when it is at most 1/1.5 of the other size. */
 export const shrinkFactor = 1.5;
 
-/**
- * EventView is the part of an event these functions read. The lab engine's defrag and dbBytes fields are read
- * through it rather than through LabEvent's union so that a field the engine leaves out reads as undefined.
- */
-interface EventView {
-  type: string;
-  seq: number;
-  at: number;
-  member?: string;
-  ok?: boolean;
-  dbBytes?: number;
-  from?: string | null;
-  to?: string | null;
-}
-
-const view = (events: readonly LabEvent[]): readonly EventView[] => events as readonly EventView[];
-
 /** sinceClusterBuilt keeps the events after the latest session.created or session.reset (its cluster's life). */
-export function sinceClusterBuilt(events: readonly LabEvent[]): readonly EventView[] {
-  const all = view(events);
+export function sinceClusterBuilt(events: readonly LabEvent[]): readonly LabEvent[] {
   let start = 0;
-  all.forEach((e, i) => {
+  events.forEach((e, i) => {
     if (e.type === "session.created" || e.type === "session.reset") start = i + 1;
   });
-  return all.slice(start);
+  return events.slice(start);
 }
 
 /** Defrag is one online defragmentation of a member; `end` is null while it runs. */
@@ -55,15 +37,15 @@ export function defragsOf(events: readonly LabEvent[]): Defrag[] {
   const out: Defrag[] = [];
   const open = new Map<string, Defrag>();
   for (const e of sinceClusterBuilt(events)) {
-    if (e.member === undefined) continue;
+    if (e.type !== "defrag.start" && e.type !== "defrag.end" && e.type !== "member.exited") continue;
     const running = open.get(e.member);
     if (e.type === "defrag.start") {
       if (running) Object.assign(running, { end: e.at, ok: false });
       const d: Defrag = { member: e.member, start: e.at, end: null, ok: null };
       out.push(d);
       open.set(e.member, d);
-    } else if ((e.type === "defrag.end" || e.type === "member.exited") && running) {
-      Object.assign(running, { end: e.at, ok: e.type === "defrag.end" && e.ok !== false });
+    } else if (running) {
+      Object.assign(running, { end: e.at, ok: e.type === "defrag.end" && e.ok });
       open.delete(e.member);
     }
   }
@@ -82,10 +64,9 @@ export interface OfflineWindow {
 /** offlineWindows lists every time a member exited and later started again, with the file sizes logged then. */
 export function offlineWindows(events: readonly LabEvent[]): OfflineWindow[] {
   const out: OfflineWindow[] = [];
-  const down = new Map<string, EventView>();
+  const down = new Map<string, { at: number; dbBytes: number | null }>();
   for (const e of sinceClusterBuilt(events)) {
-    if (e.member === undefined) continue;
-    if (e.type === "member.exited") down.set(e.member, e);
+    if (e.type === "member.exited") down.set(e.member, { at: e.at, dbBytes: e.dbBytes ?? null });
     else if (e.type === "member.started") {
       const exited = down.get(e.member);
       if (!exited) continue;
@@ -94,8 +75,8 @@ export function offlineWindows(events: readonly LabEvent[]): OfflineWindow[] {
         member: e.member,
         exitedAt: exited.at,
         startedAt: e.at,
-        bytesAtExit: exited.dbBytes ?? null,
-        bytesAtStart: e.dbBytes ?? null,
+        bytesAtExit: exited.dbBytes,
+        bytesAtStart: e.dbBytes ?? null, // an older event log may lack dbBytes
       });
     }
   }
@@ -127,8 +108,8 @@ export function leaderAt(events: readonly LabEvent[], at: number, current: strin
   let after: string | null | undefined;
   for (const e of sinceClusterBuilt(events)) {
     if (e.type !== "leader.changed") continue;
-    if (e.at <= at) before = e.to ?? null;
-    else if (after === undefined) after = e.from ?? null;
+    if (e.at <= at) before = e.to;
+    else if (after === undefined) after = e.from;
   }
   if (before !== undefined) return before;
   if (after !== undefined && after !== null) return after;
