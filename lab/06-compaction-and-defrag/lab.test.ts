@@ -85,11 +85,17 @@ interface Fake {
   events?: LabEvent[];
   answer?: string | null;
   params?: Record<string, string>;
+  /** statusRpc answers the check's own Status call to one endpoint (the default: no answer). */
+  statusRpc?: (endpoint: string) => Record<string, unknown>;
 }
 
 function ctx(f: Fake = {}): CheckContext {
   const client = {
     hashKV: async () => ({ hash: 1, compactRevision: f.compactRev ?? 2100, hashRevision: 2500 }),
+    status: async (endpoint: string) => {
+      if (!f.statusRpc) throw new Error("context deadline exceeded");
+      return f.statusRpc(endpoint);
+    },
   } as unknown as NonNullable<CheckContext["client"]>;
   const files = {
     root: "/",
@@ -360,6 +366,26 @@ describe("online-defrag", () => {
     const down = small().map((m) => (m.name === "m3" ? { ...m, reachable: false } : m));
     expect((await run(ctx({ events: round(...online("m1", "m2")), st: status(down) }))).message).toBe(
       "m3 is not answering: start it so that its file can be measured.",
+    );
+  });
+  it("asks a member that missed the status sample once more", async () => {
+    const slow = small().map((m) =>
+      m.name === "m1" ? { ...m, reachable: false, clientUrl: "http://127.0.0.1:1" } : m,
+    );
+    const statusRpc = (endpoint: string) => {
+      expect(endpoint).toBe("127.0.0.1:1");
+      return {
+        header: { memberId: 0xabcn },
+        dbSize: 2.1 * MB,
+        dbSizeInUse: 2 * MB,
+        raftIndex: 500,
+        raftAppliedIndex: 500,
+      };
+    };
+    const events = round(...online("m1", "m2"));
+    expect((await run(ctx({ events, st: status(slow), statusRpc }))).passed).toBe(true);
+    expect((await run(ctx({ events, st: status(slow) }))).message).toBe(
+      "m1 is not answering: start it so that its file can be measured.",
     );
   });
   it("passes followers first, the leader last, 5 s apart, and every file compact", async () => {

@@ -4,7 +4,14 @@
 // online, one at a time, the leader last. Checks read the HashKV compact revision, the members' Status sizes
 // and the event log (defrag.start/end from the members' own log lines; db file sizes when a member exits and
 // starts), never keystrokes. The apiserver's 5-minute compaction is off so the history stays until compacted.
-import { defineLab, type CheckContext, type CheckResult, type MemberStatus, type SetupContext } from "../lab-format.ts";
+import {
+  defineLab,
+  type CheckContext,
+  type CheckResult,
+  type ClusterStatus,
+  type MemberStatus,
+  type SetupContext,
+} from "../lab-format.ts";
 import {
   defragsOf,
   judgeRound,
@@ -104,6 +111,37 @@ const sizesOf = (m: MemberStatus): DbSizes => ({ member: m.name, dbSize: m.dbSiz
 
 const sizeLine = (m: MemberStatus): string => `${sizeText(m.dbSize)}, ${sizeText(m.dbSizeInUse)} in use`;
 
+/**
+ * statusNow samples every member, then asks a running member that missed the sample (a busy machine, a member
+ * just out of a defrag) once more with a longer deadline, so that a slow answer is not taken for a dead member.
+ */
+async function statusNow(ctx: CheckContext): Promise<ClusterStatus> {
+  const status = await ctx.status();
+  const client = ctx.client;
+  if (!client) return status;
+  const members = await Promise.all(
+    status.members.map(async (m): Promise<MemberStatus> => {
+      if (m.reachable || m.process !== "up") return m;
+      try {
+        const r = await client.status(m.clientUrl.replace(/^https?:\/\//, ""), { timeoutMs: 5000 });
+        const id = r.header ? r.header.memberId.toString(16) : m.id;
+        return {
+          ...m,
+          reachable: true,
+          id,
+          dbSize: r.dbSize,
+          dbSizeInUse: r.dbSizeInUse,
+          raftIndex: r.raftIndex,
+          appliedIndex: r.raftAppliedIndex,
+        };
+      } catch {
+        return m;
+      }
+    }),
+  );
+  return { ...status, members };
+}
+
 async function checkCompacted(ctx: CheckContext): Promise<CheckResult> {
   const churnRev = Number(param(ctx, "CHURN_REV"));
   const rev = await compactRevision(ctx);
@@ -117,7 +155,7 @@ async function checkCompacted(ctx: CheckContext): Promise<CheckResult> {
       `The history is compacted only up to revision ${rev}, but the churn wrote until ${churnRev}: compact up to the current revision.`,
     );
   }
-  const status = await ctx.status();
+  const status = await statusNow(ctx);
   const m = status.members.find((x) => x.reachable);
   const sizes = m
     ? ` ${m.name}'s file is still ${sizeText(m.dbSize)}, but only ${sizeText(m.dbSizeInUse)} of it is in use.`
@@ -142,7 +180,7 @@ async function checkReclaimAnswer(ctx: CheckContext): Promise<CheckResult> {
     return fail(`${answerShown} does not exist yet: write how many bytes a defrag of ${m} would give back.`);
   }
   const answer = text.trim();
-  const status = await ctx.status();
+  const status = await statusNow(ctx);
   const target = status.members.find((x) => x.name === m);
   if (!target?.reachable) return fail(`${m} is not answering, so its sizes cannot be read: start it (lab start ${m}).`);
   const others = status.members.filter((x) => x.reachable).map(sizesOf);
@@ -188,7 +226,7 @@ async function checkOfflineDefrag(ctx: CheckContext): Promise<CheckResult> {
   if (first) return first;
   const windows = offlineWindows(ctx.events).filter((w) => w.member === m);
   const done = windows.filter(shrank).at(-1);
-  const status = await ctx.status();
+  const status = await statusNow(ctx);
   const now = status.members.find((x) => x.name === m);
   const running = now !== undefined && now.process !== "down";
   if (!done) {
@@ -242,7 +280,7 @@ const and = (xs: readonly string[]): string =>
 async function checkOnlineRound(ctx: CheckContext): Promise<CheckResult> {
   const first = await notCompacted(ctx, "a defrag before it rewrites the whole history and gives back almost nothing.");
   if (first) return first;
-  const status = await ctx.status();
+  const status = await statusNow(ctx);
   const offline = offlineDefragged(ctx.events);
   const needed = status.members.map((x) => x.name).filter((n) => !offline.includes(n));
   const leaderNow = status.leader ?? "the leader";
