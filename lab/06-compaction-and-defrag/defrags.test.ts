@@ -167,6 +167,11 @@ describe("judgeRound", () => {
     if (v.kind === "too-close") expect(v.gapMs).toBeCloseTo(100);
   });
 
+  it("takes events a few ms out of order for back to back, not at once", () => {
+    const v = judgeRound([d("m1", 10, 10.4), d("m3", 10.39, 10.8), d("m2", 20, 20.4)], all, leaderIs("m2"));
+    expect(v).toEqual({ kind: "too-close", defrag: d("m3", 10.39, 10.8), previous: d("m1", 10, 10.4), gapMs: 0 });
+  });
+
   it("finds the leader defragmented before a follower", () => {
     const v = judgeRound([d("m2", 10, 11), d("m1", 17, 18), d("m3", 24, 25)], all, leaderIs("m2"));
     expect(v).toMatchObject({ kind: "leader-not-last", defrag: { member: "m2" }, next: { member: "m1" } });

@@ -8,6 +8,13 @@ import type { LabEvent } from "../lab-format.ts";
 /** minGapMs is the pause the lab asks for between two online defrags. */
 export const minGapMs = 5000;
 
+/**
+ * overlapSlackMs: two defrags count as overlapping only when they share more than this. Each member's log is
+ * read on its own, so the events of a defrag that started right after another ended may arrive a little out
+ * of order; those are back to back (too close), not at once.
+ */
+export const overlapSlackMs = 50;
+
 /** shrinkFactor: a file counts as shrunk (or as small enough) when it is at most 1/1.5 of the other size. */
 export const shrinkFactor = 1.5;
 
@@ -133,8 +140,8 @@ export type RoundVerdict =
 /**
  * judgeRound grades the latest round of online defrags. The round is every successful defrag from the earliest
  * of the `needed` members' last successful defrags on (so a member done again later replaces its earlier
- * try). In it, no defrag may overlap any other (a failed, an earlier or a running one included), each must
- * start at least minGapMs after the latest end before it, and none but the last may be of the member leading
+ * try). In it, no defrag may overlap any other by more than overlapSlackMs (a failed, an earlier or a
+ * running one included), each must start at least minGapMs after the latest end before it, and none but the last may be of the member leading
  * at the time. A running defrag is reported after those mistakes: its end may not be logged yet.
  */
 export function judgeRound(
@@ -149,15 +156,17 @@ export function judgeRound(
   const from = Math.min(...[...lastOf.values()].map((d) => d.start));
   const round = finished.filter((d) => d.ok && d.start >= from);
   const endOf = (d: Defrag): number => d.end ?? Infinity;
+  const shared = (a: Defrag, b: Defrag): number => Math.min(endOf(a), endOf(b)) - Math.max(a.start, b.start);
   for (const d of round) {
-    const other = defrags.find((o) => o !== d && o.start <= d.end && d.start <= endOf(o));
-    if (other) return { kind: "overlap", defrag: d, other: other as FinishedDefrag };
+    const other = defrags.find((o) => o !== d && shared(o, d) > overlapSlackMs);
+    if (other) return { kind: "overlap", defrag: d, other };
   }
   for (const d of round) {
-    const before = finished.filter((o) => o !== d && o.end < d.start);
+    // The defrag before d is the one that ended last among those that started before it.
+    const before = finished.filter((o) => o !== d && (o.start < d.start || (o.start === d.start && o.end < d.end)));
     const previous = before.reduce<FinishedDefrag | null>((p, o) => (p && p.end >= o.end ? p : o), null);
     if (previous && d.start - previous.end < minGapMs) {
-      return { kind: "too-close", defrag: d, previous, gapMs: d.start - previous.end };
+      return { kind: "too-close", defrag: d, previous, gapMs: Math.max(0, d.start - previous.end) };
     }
   }
   // Every defrag but the last must be a follower's; while members still wait, the last so far must be too.
