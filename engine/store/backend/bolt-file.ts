@@ -146,14 +146,29 @@ function* leafElements(pageAt: (id: bigint) => Uint8Array, page: Uint8Array): Ge
  * buckets are inline, as bbolt creates them. Entries must be in key order within each bucket.
  */
 export function writeBolt(buckets: BoltBuckets, pageSize = DEFAULT_PAGE_BYTES): Uint8Array {
-  const pages: Uint8Array[] = [];
+  // One buffer for the whole file, grown by doubling: pages are views into it (no per-page copies).
+  let estimate = 3 * pageSize;
+  for (const entries of buckets.values()) {
+    for (const e of entries) {
+      const bytes = ELEMENT_BYTES + e.key.length + e.value.length;
+      // An element larger than a page gets pages of its own (overflow), rounded up.
+      estimate +=
+        bytes + PAGE_HEADER_BYTES > pageSize ? Math.ceil((bytes + PAGE_HEADER_BYTES) / pageSize) * pageSize : bytes;
+    }
+  }
+  let file = new Uint8Array(Math.ceil((estimate * 1.1) / pageSize + 8) * pageSize);
   let next = 3n;
   const alloc = (bytes: number): { id: bigint; buf: Uint8Array } => {
     const n = Math.max(1, Math.ceil(bytes / pageSize));
-    const buf = new Uint8Array(n * pageSize);
     const id = next;
     next += BigInt(n);
-    pages.push(buf);
+    const end = Number(next) * pageSize;
+    if (end > file.length) {
+      const bigger = new Uint8Array(Math.max(end, file.length * 2));
+      bigger.set(file);
+      file = bigger;
+    }
+    const buf = file.subarray(Number(id) * pageSize, end);
     const v = view(buf);
     v.setBigUint64(0, id, true);
     v.setUint32(12, n - 1, true);
@@ -172,7 +187,7 @@ export function writeBolt(buckets: BoltBuckets, pageSize = DEFAULT_PAGE_BYTES): 
     rootEntries.push({ key: bytesOfBinaryString(name), value: header, flags: BUCKET_LEAF_FLAG });
   }
   const root = writeTree(rootEntries, pageSize, alloc);
-  const file = new Uint8Array(Number(next) * pageSize);
+  file = file.subarray(0, Number(next) * pageSize);
   for (const txid of [0n, 1n]) {
     const at = Number(txid) * pageSize;
     const v = view(file, at);
@@ -192,11 +207,6 @@ export function writeBolt(buckets: BoltBuckets, pageSize = DEFAULT_PAGE_BYTES): 
   const freelist = view(file, 2 * pageSize);
   freelist.setBigUint64(0, 2n, true);
   freelist.setUint16(8, FLAG_FREELIST, true);
-  let id = 3;
-  for (const p of pages) {
-    file.set(p, id * pageSize);
-    id += p.length / pageSize;
-  }
   return file;
 }
 
