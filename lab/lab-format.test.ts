@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { defineLab, fieldPath, kubeOptions, LabFormatError, validateLab, controlPlaneOptions } from "./lab-format.ts";
+import {
+  controlPlaneOptions,
+  defineLab,
+  fieldPath,
+  fillPlaceholders,
+  kubeOptions,
+  LabFormatError,
+  validateLab,
+} from "./lab-format.ts";
 
 const pass = async () => ({ passed: true, message: "ok" });
 
@@ -66,5 +74,88 @@ describe("lab format", () => {
       compactionIntervalMs: 0,
     });
     expect(kubeOptions({ members: 1, kube: true })).toEqual({ seed: 1, encryptSecrets: false });
+  });
+
+  it("accepts params, goals and anti-solutions", () => {
+    const value = lab({
+      params: {
+        TARGET: { kind: "member" },
+        KEYS: { kind: "int", min: 10, max: 20 },
+        SECRET: { kind: "token", length: 12 },
+        COLOR: { kind: "choice", values: ["red", "blue"] },
+      },
+      tasks: [
+        {
+          id: "stop",
+          title: "Stop a member",
+          goal: "Stop **{{TARGET}}**.",
+          check: pass,
+          hints: [],
+          solution: ["lab stop $(lab param TARGET)"],
+          antiSolutions: [{ name: "kill-all", commands: ["lab kill m1 m2"], message: "quorum|majority" }],
+        },
+      ],
+    });
+    expect(defineLab(value as never)).toBe(value);
+  });
+
+  it("names what is wrong with params", () => {
+    expect(
+      problems(
+        lab({
+          params: {
+            lower: { kind: "member" },
+            RANGE: { kind: "int", min: 5, max: 1 },
+            ODD: { kind: "dice" },
+            EMPTY: { kind: "choice", values: [] },
+            EXTRA: { kind: "token", size: 3 },
+          },
+        }),
+      ),
+    ).toEqual([
+      "params.lower: expected a param name in upper case (letters, digits, _), like TARGET_MEMBER",
+      "params.RANGE.max: expected max >= min (5)",
+      'params.ODD.kind: expected kind "member", "int", "token" or "choice"',
+      "params.EMPTY.values: expected at least one value",
+      'params.EXTRA: unknown field "size"',
+    ]);
+  });
+
+  it("names what is wrong with goals and anti-solutions", () => {
+    const t = { id: "a", title: "A", check: pass, hints: [], solution: ["true"] };
+    const anti = { name: "wrong", commands: ["true"], message: "nope" };
+    expect(
+      problems(
+        lab({
+          tasks: [
+            {
+              ...t,
+              goal: "",
+              antiSolutions: [
+                { ...anti, name: "Bad Name" },
+                { ...anti, message: "(unclosed" },
+                { ...anti, commands: [] },
+                { name: "x", commands: ["true"] },
+              ],
+            },
+          ],
+        }),
+      ),
+    ).toEqual([
+      "tasks[0].goal: expected a non-empty goal",
+      "tasks[0].antiSolutions[0].name: expected lower-case letters, digits and dashes",
+      "tasks[0].antiSolutions[1].message: expected a valid regular expression: Invalid regular expression: /(unclosed/: Unterminated group",
+      "tasks[0].antiSolutions[2].commands: expected at least one command",
+      "tasks[0].antiSolutions[3].message: expected message as a regular expression (source)",
+    ]);
+    expect(problems(lab({ tasks: [{ ...t, antiSolutions: [anti, anti] }] }))).toEqual([
+      'tasks[0].antiSolutions[1].name: duplicate anti-solution name "wrong"',
+    ]);
+  });
+
+  it("fills {{NAME}} placeholders and leaves unknown ones as written", () => {
+    expect(fillPlaceholders("Stop {{TARGET}} then {{ TARGET }}; {{MISSING}} {{lower}}", { TARGET: "m2" })).toBe(
+      "Stop m2 then m2; {{MISSING}} {{lower}}",
+    );
   });
 });

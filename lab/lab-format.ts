@@ -94,6 +94,87 @@ const clusterSchema = z
 /** ClusterShape is the cluster a lab starts with. */
 export type ClusterShape = z.infer<typeof clusterSchema>;
 
+/** regexSource accepts a string that compiles as a JavaScript regular expression. */
+const regexSource = z
+  .string({
+    required_error: "expected message as a regular expression (source)",
+    invalid_type_error: "expected message as a regular expression (source)",
+  })
+  .min(1, "expected a non-empty regular expression")
+  .superRefine((src, ctx) => {
+    try {
+      new RegExp(src);
+    } catch (err) {
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `expected a valid regular expression: ${(err as Error).message}`,
+      });
+    }
+  });
+
+const antiSolutionSchema = z
+  .object({
+    /** name says which mistake this is (lower-case letters, digits and dashes), unique in its task. */
+    name: z
+      .string({ required_error: "expected a name" })
+      .regex(idPattern, "expected lower-case letters, digits and dashes"),
+    /** commands are typed into a fresh session's shell one by one, after the earlier tasks' solutions. */
+    commands: z
+      .array(z.string().min(1, "expected a non-empty command"), {
+        invalid_type_error: "expected commands as an array of shell commands",
+        required_error: "expected commands as an array of shell commands",
+      })
+      .min(1, "expected at least one command"),
+    /** message is the source of a regular expression the check's failing message must match. */
+    message: regexSource,
+  })
+  .strict();
+
+/** AntiSolution is a wrong way to do a task, which its check must refuse with a matching message. */
+export type AntiSolution = z.infer<typeof antiSolutionSchema>;
+
+const paramName = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+const paramSchema = z
+  .discriminatedUnion(
+    "kind",
+    [
+      /** member: one of the cluster's members at creation (m1 … mN). */
+      z.object({ kind: z.literal("member") }).strict(),
+      /** int: an integer in [min, max], both included. */
+      z.object({ kind: z.literal("int"), min: z.number().int(), max: z.number().int() }).strict(),
+      /** token: `length` random lower-case letters and digits (default 8). */
+      z.object({ kind: z.literal("token"), length: z.number().int().min(1).max(64).optional() }).strict(),
+      /** choice: one of `values`. */
+      z
+        .object({
+          kind: z.literal("choice"),
+          values: z.array(z.string().min(1, "expected a non-empty value")).min(1, "expected at least one value"),
+        })
+        .strict(),
+    ],
+    {
+      errorMap: (issue, ctx) =>
+        issue.code === "invalid_union_discriminator"
+          ? { message: 'expected kind "member", "int", "token" or "choice"' }
+          : { message: ctx.defaultError },
+    },
+  )
+  .superRefine((p, ctx) => {
+    if (p.kind === "int" && p.min > p.max) {
+      ctx.addIssue({ code: z.ZodIssueCode.custom, path: ["max"], message: `expected max >= min (${p.min})` });
+    }
+  });
+
+/** ParamSpec declares one per-session random value (lab param NAME; ctx.params.NAME; {{NAME}} in goals). */
+export type ParamSpec = z.infer<typeof paramSchema>;
+
+const paramsSchema = z.record(
+  z.string().regex(paramName, "expected a param name in upper case (letters, digits, _), like TARGET_MEMBER"),
+  paramSchema,
+  { invalid_type_error: "expected params as an object { NAME: { kind, ... } }" },
+);
+
 const taskSchema = z
   .object({
     /** id is unique in the lab: lower-case letters, digits and dashes. */
@@ -112,8 +193,38 @@ const taskSchema = z
         required_error: "expected solution as an array of shell commands",
       })
       .min(1, "expected at least one solution command"),
+    /**
+     * goal states the deliverable in one or two sentences of Markdown (which key, file or state to produce).
+     * `{{NAME}}` is replaced by the session's param NAME in what the session API returns.
+     */
+    goal: z
+      .string({ invalid_type_error: "expected goal as a string of Markdown" })
+      .min(1, "expected a non-empty goal")
+      .optional(),
+    /**
+     * antiSolutions are wrong ways the proof tries (test/lab/labs.test.ts): each on its own fresh session, after
+     * the earlier tasks' solutions, its commands must leave the check failing with a message matching `message`.
+     */
+    antiSolutions: z
+      .array(antiSolutionSchema, {
+        invalid_type_error: "expected antiSolutions as an array of { name, commands, message }",
+      })
+      .optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((task, ctx) => {
+    const seen = new Set<string>();
+    (task.antiSolutions ?? []).forEach((a, i) => {
+      if (seen.has(a.name)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.custom,
+          path: ["antiSolutions", i, "name"],
+          message: `duplicate anti-solution name "${a.name}"`,
+        });
+      }
+      seen.add(a.name);
+    });
+  });
 
 /** TaskDefinition is one checked exercise. */
 export type TaskDefinition = z.infer<typeof taskSchema>;
@@ -125,6 +236,8 @@ const labSchema = z
     title: z.string().min(1, "expected a non-empty title"),
     summary: z.string().optional(),
     cluster: clusterSchema,
+    /** params are drawn per session with crypto randomness, kept across `lab reset` (see ParamSpec). */
+    params: paramsSchema.optional(),
     setup: fn<SetupFn>("setup as a function (ctx) => Promise<void>").optional(),
     tasks: z.array(taskSchema).min(1, "expected at least one task"),
   })
@@ -206,4 +319,9 @@ export function kubeOptions(shape: ClusterShape): Resolved<KubeOptions> | null {
   if (!shape.kube) return null;
   const k = shape.kube === true ? {} : shape.kube;
   return { seed: k.seed ?? 1, encryptSecrets: k.encryptSecrets ?? false };
+}
+
+/** fillPlaceholders replaces each `{{NAME}}` with params[NAME]; unknown names stay as written. */
+export function fillPlaceholders(text: string, params: Readonly<Record<string, string>>): string {
+  return text.replace(/\{\{\s*([A-Z][A-Z0-9_]*)\s*\}\}/g, (whole, name: string) => params[name] ?? whole);
 }

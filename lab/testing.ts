@@ -23,7 +23,8 @@ export function fakeKey(key: string, value: string, meta: FakeKeyMeta = {}): Key
 /**
  * FakeCheckOptions are what a fake context holds. `keys` back the store (get finds the key, list and count take
  * those under the prefix, revision is the highest modRevision); `status` is what status() returns (without it,
- * status() rejects). Every other CheckContext field may be given outright, `store` included.
+ * status() rejects). Every other CheckContext field may be given outright, `store`, `params` (default {}) and
+ * `kube` (a fake KubeClient; default absent) included.
  */
 export type FakeCheckOptions = Partial<Omit<CheckContext, "status">> & {
   keys?: readonly KeyValueInfo[];
@@ -58,6 +59,7 @@ export function fakeCheckContext(o: FakeCheckOptions = {}): CheckContext {
       list: async () => [],
     },
     tool: async () => ({ code: 0, stdout: "", stderr: "" }),
+    params: {},
     ...fields,
   };
 }

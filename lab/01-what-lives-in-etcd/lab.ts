@@ -100,6 +100,7 @@ export default defineLab({
     {
       id: "count-pods",
       title: "Count the pods",
+      goal: `Put the number of pods in the cluster into the key \`${answers.podCount}\`.`,
       check: checkPodCount,
       hints: [
         "Every pod is one key under /registry/pods/<namespace>/<name>. List them with --prefix --keys-only.",
@@ -113,6 +114,7 @@ export default defineLab({
     {
       id: "resource-version",
       title: "Find the resourceVersion of the coredns Deployment",
+      goal: `Put the resourceVersion of the Deployment kube-system/coredns into the key \`${answers.resourceVersion}\`.`,
       check: checkResourceVersion,
       hints: [
         `The Deployment is stored at ${corednsKey}.`,
@@ -127,6 +129,7 @@ export default defineLab({
     {
       id: "original-cidr",
       title: "Recover the IP pool's original CIDR",
+      goal: `Put the CIDR the IP pool \`default-ipv4-ippool\` was created with (not today's) into the key \`${answers.originalCidr}\`.`,
       check: checkOriginalCidr,
       hints: [
         `The pool is ${ippoolKey}; its value is JSON. Its create_revision is the revision that created it.`,

@@ -92,6 +92,7 @@ export default defineLab({
     {
       id: "leader-changed",
       title: "Kill the leader and let a new one win",
+      goal: "Kill the member that is the leader, so that the cluster's event log shows another member elected leader.",
       check: checkLeaderChanged,
       hints: [
         "The leader wears the crown in the cluster panel (IS LEADER true in `etcdctl endpoint status`).",
@@ -103,6 +104,7 @@ export default defineLab({
     {
       id: "quorum-lost-and-restored",
       title: "Lose quorum, then restore it",
+      goal: "Take down enough members that the cluster loses quorum, then bring enough back that it regains it.",
       check: checkQuorum,
       hints: [
         "Three members need two for a quorum. How many can be down at once before writes stop?",
@@ -114,6 +116,7 @@ export default defineLab({
     {
       id: "write-after-recovery",
       title: "After recovery, write the new leader's name",
+      goal: `After quorum is back, put the name of the current leader (m1, m2 or m3) into the key \`${afterRecoveryKey}\`.`,
       check: checkWriteAfterRecovery,
       hints: [
         `Once quorum is back, writes commit again. Put ${afterRecoveryKey} with the leader's name as its value.`,

@@ -8,6 +8,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { readFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import type { Backend, ClusterStatus, MemberFaults } from "../types/status-types.ts";
 import { noFaults } from "../types/status-types.ts";
 import { memberVersion, resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
@@ -179,6 +180,24 @@ export class Cluster {
   /** specs describes where each member lives. */
   specs(): MemberSpec[] {
     return this.members.map((m) => ({ ...m.spec }));
+  }
+
+  /**
+   * memberInfo says where member `name` lives now: the data dir of its last start (its --data-dir, which a learner
+   * may have changed in the manifest; before the first start, the spec's), its pid (null when down) and log file.
+   */
+  memberInfo(name: string): { dataDir: string; pid: number | null; logFile: string } {
+    const m = this.get(name);
+    const flag = m.proc.dataDir;
+    const started = m.proc.flags.length > 0;
+    // etcd's default --data-dir is <name>.etcd in its working directory.
+    const dataDir =
+      flag !== null
+        ? resolve(this.opts.workspace, flag)
+        : started
+          ? join(this.opts.workspace, `${name}.etcd`)
+          : m.spec.dataDir;
+    return { dataDir, pid: m.proc.pid, logFile: this.logFile(name) };
   }
 
   /** pids lists the running members' pids. */

@@ -54,8 +54,21 @@ export class MemberProcess {
   private spawning = false;
   private stateValue: ProcessState = "down";
   private readonly exitListeners: ((exit: MemberExit) => void)[] = [];
+  private flagsValue: string[];
 
-  constructor(readonly spec: SpawnSpec) {}
+  constructor(readonly spec: SpawnSpec) {
+    this.flagsValue = spec.flags;
+  }
+
+  /** flags are the flags of the last start (the spec's until the first). */
+  get flags(): readonly string[] {
+    return this.flagsValue;
+  }
+
+  /** dataDir is --data-dir of the last start's flags (null when they name none: etcd's default, <name>.etcd). */
+  get dataDir(): string | null {
+    return flagValue(this.flagsValue, "data-dir");
+  }
 
   /** state is "starting" until markUp, "paused" after pause, "down" after exit. */
   get state(): ProcessState {
@@ -77,6 +90,7 @@ export class MemberProcess {
     if (this.child) throw new Error(`member ${this.spec.name} is already running (pid ${this.child.pid})`);
     if (this.spawning) throw new Error(`member ${this.spec.name} is already starting`);
     this.spawning = true;
+    this.flagsValue = flags;
     try {
       return await this.spawnChild(flags);
     } finally {
@@ -185,4 +199,16 @@ export class MemberProcess {
       // no log yet
     }
   }
+}
+
+/** flagValue reads `--name=value` or `--name value` (the last one wins, as with Go's flag package). */
+export function flagValue(flags: readonly string[], name: string): string | null {
+  let value: string | null = null;
+  for (let i = 0; i < flags.length; i++) {
+    const f = flags[i] as string;
+    const bare = f.replace(/^--?/, "");
+    if (bare === name && i + 1 < flags.length) value = flags[++i] as string;
+    else if (bare.startsWith(`${name}=`)) value = bare.slice(name.length + 1);
+  }
+  return value;
 }

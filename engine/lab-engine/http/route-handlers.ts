@@ -11,6 +11,7 @@ import type {
   LabProgress,
   LabSummary,
   Me,
+  ParamsAnswer,
   Session,
   SolveAnswer,
   TaskResult,
@@ -110,6 +111,8 @@ export const handlers = {
     return json<Session>(c.session.info());
   },
   status: async (c: SessionAsk) => json<ClusterStatus>(await c.session.status()),
+  params: (c: SessionAsk) =>
+    json<ParamsAnswer>({ params: c.session.paramValues(), declared: Object.keys(c.session.lab.params ?? {}) }),
   events: (c: SessionAsk & { query: Body<typeof schema.eventsQuery> }) =>
     json<{ events: LabEvent[] }>({ events: c.session.events.after(c.query.after) }),
 
@@ -207,7 +210,13 @@ function labSummary(lab: LabDefinition): LabSummary {
       controlPlane: Boolean(lab.cluster.controlPlane),
       ...(lab.cluster.quotaBackendBytes !== undefined ? { quotaBackendBytes: lab.cluster.quotaBackendBytes } : {}),
     },
-    tasks: lab.tasks.map((t) => ({ id: t.id, title: t.title, hintCount: t.hints.length })),
+    tasks: lab.tasks.map((t) => ({
+      id: t.id,
+      title: t.title,
+      hintCount: t.hints.length,
+      ...(t.goal !== undefined ? { goal: t.goal } : {}),
+    })),
+    ...(lab.params ? { params: Object.keys(lab.params) } : {}),
   };
   if (lab.summary !== undefined) s.summary = lab.summary;
   return s;

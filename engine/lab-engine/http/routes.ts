@@ -40,6 +40,7 @@ export const apiRoutes: readonly Route<ApiDeps>[] = [
   }),
   row({ method: "GET", path: "/api/sessions/:sid/status", access: ownSession, handler: h.status }),
   row({ method: "GET", path: "/api/sessions/:sid/events", query: eventsQuery, access: ownSession, handler: h.events }),
+  row({ method: "GET", path: "/api/sessions/:sid/params", access: ownSession, handler: h.params }),
 
   // Cluster controls.
   row({

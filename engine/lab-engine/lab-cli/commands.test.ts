@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createServer } from "node:http";
+import { appendFileSync, mkdtempSync, truncateSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { parseMs, run, UsageError } from "./commands.ts";
 import { humanizeBytes } from "../../go/humanize.ts";
@@ -214,6 +217,85 @@ describe("lab command", () => {
       await expect(run(["kube", "frob"], env, sync.o)).rejects.toThrow(
         'unknown kube command "frob"; expected lab kube status|pods|static-pods|pause|resume|compact-now|sync <m>|kubelet-restart <node>',
       );
+    } finally {
+      server.close();
+    }
+  });
+
+  it("answers where a member lives and the session's params (lab ep, datadir, pid, logs, param)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "etcd-lab-cli-"));
+    const logFile = join(dir, "m2.log");
+    writeFileSync(logFile, "line 1\nline 2\nline 3\n");
+    const member = (name: string, n: number, pid: number | null) => ({
+      name,
+      clientUrl: `http://127.0.0.1:${2379 + n}`,
+      peerUrl: `http://127.0.0.1:${2380 + n}`,
+      metricsUrl: `http://127.0.0.1:${2381 + n}`,
+      dataDir: `/ws/home/masters/${name}/var/lib/etcd`,
+      pid,
+      logFile: name === "m2" ? logFile : join(dir, `${name}.log`),
+    });
+    const server = createServer((req, res) => {
+      res.setHeader("content-type", "application/json");
+      if (req.url === "/api/sessions/s1/params") {
+        res.end(JSON.stringify({ params: { TARGET: "m2", KEYS: "17" }, declared: ["TARGET", "KEYS"] }));
+        return;
+      }
+      res.end(JSON.stringify({ id: "s1", members: [member("m1", 0, 4242), member("m2", 10, null)] }));
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    try {
+      const env = { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, session: "s1", token: "tok" };
+      const say = async (...argv: string[]) => {
+        const x = out();
+        const code = await run(argv, env, x.o);
+        return { code, lines: x.lines };
+      };
+      expect(await say("ep", "m1")).toEqual({ code: 0, lines: ["http://127.0.0.1:2379"] });
+      expect(await say("peer-url", "m2")).toEqual({ code: 0, lines: ["http://127.0.0.1:2390"] });
+      expect(await say("metrics", "m1")).toEqual({ code: 0, lines: ["http://127.0.0.1:2381"] });
+      expect(await say("datadir", "m2")).toEqual({ code: 0, lines: ["/ws/home/masters/m2/var/lib/etcd"] });
+      expect(await say("pid", "m1")).toEqual({ code: 0, lines: ["4242"] });
+      await expect(say("pid", "m2")).rejects.toThrow("member m2 is not running (lab start m2)");
+      await expect(say("ep", "m7")).rejects.toThrow('no member named "m7" (members: m1, m2)');
+      await expect(say("ep")).rejects.toThrow("expected a member name like m1, got nothing");
+      expect(await say("logs", "m2")).toEqual({ code: 0, lines: ["line 1", "line 2", "line 3"] });
+      expect(await say("logs", "m2", "-n", "2")).toEqual({ code: 0, lines: ["line 2", "line 3"] });
+      expect(await say("logs", "m1")).toEqual({ code: 0, lines: [] });
+      await expect(say("logs", "m2", "-n", "x")).rejects.toThrow("expected a number of lines after -n");
+      expect(await say("param")).toEqual({ code: 0, lines: ["KEYS=17", "TARGET=m2"] });
+      expect(await say("param", "TARGET")).toEqual({ code: 0, lines: ["m2"] });
+      await expect(say("param", "NOPE")).rejects.toThrow('no param "NOPE" in this lab; its params are KEYS, TARGET');
+      const port = await say("free-port");
+      expect(Number(port.lines[0])).toBeGreaterThan(0);
+
+      // -f prints what the member appends, and starts over when the file is truncated.
+      const abort = new AbortController();
+      const followed: string[] = [];
+      const following = run(["logs", "m2", "-n", "1", "-f"], env, {
+        out: (l) => followed.push(l),
+        err: () => undefined,
+        progress: () => undefined,
+        raw: (t) => followed.push(...t.split("\n").filter(Boolean)),
+        signal: abort.signal,
+      });
+      const until = async (want: string) => {
+        const deadline = Date.now() + 5000;
+        while (!followed.includes(want)) {
+          if (Date.now() > deadline) throw new Error(`never printed ${want}: ${JSON.stringify(followed)}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      await until("line 3");
+      appendFileSync(logFile, "line 4\n");
+      await until("line 4");
+      truncateSync(logFile, 0);
+      await until("line 4"); // nothing new yet
+      appendFileSync(logFile, "fresh\n");
+      await until("fresh");
+      abort.abort();
+      expect(await following).toBe(0);
+      expect(followed).toEqual(["line 3", "line 4", "fresh"]);
     } finally {
       server.close();
     }

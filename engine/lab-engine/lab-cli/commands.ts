@@ -1,7 +1,17 @@
 // The `lab` shell command's verbs: each turns argv into one lab-server API call (API.md §3) and prints the
 // answer for people. The session and its token come from the shell's environment.
-import type { ClusterStatus, HintAnswer, LabEvent, Session, TaskResult, TaskState } from "../index.ts";
-import { readFileSync } from "node:fs";
+import type {
+  ClusterStatus,
+  HintAnswer,
+  LabEvent,
+  MemberInfo,
+  ParamsAnswer,
+  Session,
+  TaskResult,
+  TaskState,
+} from "../index.ts";
+import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
+import { createServer, type AddressInfo } from "node:net";
 import { humanizeBytes } from "../../go/humanize.ts";
 import { formatEvent, kubePodsTable, kubeStatusText, kubeSyncSummary, staticPodsTable, statusTable } from "./format.ts";
 import type { ControlPlaneStatus } from "../kube/control-plane.ts";
@@ -22,6 +32,10 @@ export interface Output {
   err(line: string): void;
   /** progress rewrites one status line (a TTY) or prints it (a pipe). */
   progress(line: string): void;
+  /** raw writes text as it is (lab logs -f); defaults to out() line by line. */
+  raw?(text: string): void;
+  /** signal ends a command that runs until stopped (lab logs -f); without it, such a command runs until killed. */
+  signal?: AbortSignal;
 }
 
 /** UsageError is a command line `lab` does not understand; the message says what it expected. */
@@ -61,6 +75,11 @@ Usage:
   lab kube pause | resume           stop / restart the simulated kubelets' and controllers' writes
   lab kube compact-now              run one pass of kube-apiserver's 5-minute compactor now
   lab kube kubelet-restart <node>   systemctl restart kubelet on a node (or --all): caches dropped, pods re-listed
+  lab ep|peer-url|metrics <m>       a member's client URL, peer URL, metrics base URL (curl $(lab metrics m1)/metrics)
+  lab datadir <m>  |  lab pid <m>   a member's data dir (~/masters/<m>/var/lib/etcd unless its manifest moved it), pid
+  lab logs <m> [-n N] [-f]          a member's log (its last N lines; -f keeps printing what it appends)
+  lab free-port                     a TCP port free on 127.0.0.1 right now (for an etcd you start by hand)
+  lab param [NAME]                  this session's value of NAME (drawn for you), or every NAME=value
   lab events [n]                    the last n events of the session log (default 20)
   lab replay <events.jsonl> [speed] re-apply the controls of an event log, keeping their rhythm (speed 2 = twice as fast)
   lab reset [--clear-progress]      start the lab over (new cluster, fresh shells)
@@ -229,6 +248,26 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
       for (const e of r.events.slice(-Math.max(1, n))) o.out(formatEvent(e));
       return 0;
     }
+    case "ep":
+    case "peer-url":
+    case "metrics":
+    case "datadir":
+    case "pid": {
+      const m = await memberInfo(c, member(args[0]));
+      const value = { ep: m.clientUrl, "peer-url": m.peerUrl, metrics: m.metricsUrl, datadir: m.dataDir, pid: m.pid }[
+        verb
+      ];
+      if (value === null) throw new ApiCallError(`member ${m.name} is not running (lab start ${m.name})`);
+      o.out(String(value));
+      return 0;
+    }
+    case "logs":
+      return logs(c, o, args);
+    case "free-port":
+      o.out(String(await freePort()));
+      return 0;
+    case "param":
+      return param(c, o, args[0]);
     case "kube":
       return kube(c, o, args);
     case "replay":
@@ -242,6 +281,119 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
     default:
       throw new UsageError(`unknown command "${verb}"; run 'lab help' for the list`);
   }
+}
+
+/** memberInfo finds one member of the session (the server's "no member named" error when it has none). */
+async function memberInfo(c: Client, name: string): Promise<MemberInfo> {
+  const s = await c.call<Session>("GET", c.sessionPath);
+  const m = s.members.find((x) => x.name === name);
+  if (!m) throw new ApiCallError(`no member named "${name}" (members: ${s.members.map((x) => x.name).join(", ")})`);
+  return m;
+}
+
+/** freePort asks the OS for a port free on 127.0.0.1 now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function param(c: Client, o: Output, name: string | undefined): Promise<number> {
+  const r = await c.call<ParamsAnswer>("GET", `${c.sessionPath}/params`);
+  const names = Object.keys(r.params).sort();
+  if (name === undefined) {
+    for (const n of names) o.out(`${n}=${r.params[n]}`);
+    return 0;
+  }
+  const value = r.params[name];
+  if (value === undefined) {
+    throw new ApiCallError(
+      names.length
+        ? `no param "${name}" in this lab; its params are ${names.join(", ")}`
+        : `no param "${name}": this lab has no params`,
+    );
+  }
+  o.out(value);
+  return 0;
+}
+
+/** followEveryMs is how often lab logs -f looks for new lines (one stat of one file). */
+const followEveryMs = 250;
+
+async function logs(c: Client, o: Output, args: string[]): Promise<number> {
+  let name: string | undefined;
+  let lines: number | null = null;
+  let follow = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (a === "-f" || a === "--follow") follow = true;
+    else if (a === "-n" || a === "--tail") {
+      const n = args[++i];
+      if (n === undefined || !/^\d+$/.test(n)) throw new UsageError(`expected a number of lines after ${a}`);
+      lines = Number(n);
+    } else if (/^-n\d+$/.test(a)) lines = Number(a.slice(2));
+    else if (name === undefined) name = a;
+    else throw new UsageError(`unexpected argument "${a}"; usage: lab logs <m> [-n N] [-f]`);
+  }
+  const m = await memberInfo(c, member(name));
+  const write =
+    o.raw ??
+    ((t: string) =>
+      t
+        .split("\n")
+        .slice(0, -1)
+        .forEach((l) => o.out(l)));
+  let text = "";
+  try {
+    text = readFileSync(m.logFile, "utf8");
+  } catch {
+    // no log yet
+  }
+  let offset = Buffer.byteLength(text);
+  const shown = lines === null ? text : lastLines(text, lines);
+  if (shown) write(shown.endsWith("\n") ? shown : `${shown}\n`);
+  if (!follow) return 0;
+  let partial = text.endsWith("\n") || !text ? "" : text.slice(text.lastIndexOf("\n") + 1);
+  while (!o.signal?.aborted) {
+    await new Promise((r) => setTimeout(r, followEveryMs));
+    let size = 0;
+    try {
+      size = statSync(m.logFile).size;
+    } catch {
+      continue;
+    }
+    if (size < offset) {
+      offset = 0; // the file was truncated (a member's log is capped): start over
+      partial = "";
+    }
+    if (size === offset) continue;
+    const buf = Buffer.alloc(size - offset);
+    const fd = openSync(m.logFile, "r");
+    try {
+      readSync(fd, buf, 0, buf.length, offset);
+    } finally {
+      closeSync(fd);
+    }
+    offset = size;
+    const chunk = partial + buf.toString("utf8");
+    const cut = chunk.lastIndexOf("\n") + 1;
+    partial = chunk.slice(cut);
+    if (cut) write(chunk.slice(0, cut));
+  }
+  return 0;
+}
+
+/** lastLines returns the last `n` lines of a text (with their newlines). */
+function lastLines(text: string, n: number): string {
+  if (n === 0) return "";
+  const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+  const all = body.split("\n");
+  return all.length <= n ? text : `${all.slice(-n).join("\n")}\n`;
 }
 
 async function kube(c: Client, o: Output, args: string[]): Promise<number> {

@@ -20,6 +20,7 @@ try {
   process.exitCode = await run(argv, e ?? { url: "", session: "", token: "" }, {
     out: (l) => process.stdout.write(l + "\n"),
     err: (l) => process.stderr.write(l + "\n"),
+    raw: (t) => process.stdout.write(t),
     progress: (l) => {
       if (tty) process.stdout.write(`\r\x1b[K${l}`);
       else if (l) process.stdout.write(l + "\n");

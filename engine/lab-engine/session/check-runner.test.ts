@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CheckRunner, type CheckInputs } from "./check-runner.ts";
+import { CheckRunner, runBounded, type CheckInputs } from "./check-runner.ts";
 import { ProgressStore } from "./progress-store.ts";
 import type { LabEventBody } from "../types/event-types.ts";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
@@ -41,6 +41,14 @@ const lab: LabDefinition = {
       hints: [],
       solution: ["true"],
     },
+    {
+      id: "params",
+      title: "Params",
+      goal: "Stop {{TARGET}}.",
+      check: async (ctx) => ({ passed: false, message: `TARGET=${ctx.params["TARGET"]}` }),
+      hints: [],
+      solution: ["true"],
+    },
   ],
 };
 
@@ -58,6 +66,8 @@ function runner() {
     events: [],
     workspace: mkdtempSync(join(tmpdir(), "etcd-lab-runner-ws-")),
     env: {},
+    params: { TARGET: "m2" },
+    kube: null,
   });
   const r = new CheckRunner({
     lab,
@@ -111,7 +121,37 @@ describe("check runner", () => {
     const { r } = runner();
     state = { ok: true, message: "auto" };
     const first = await r.autoCheck();
-    expect(first.map((x) => x.task).sort()).toEqual(["bad", "files", "flip", "throws"]);
+    expect(first.map((x) => x.task).sort()).toEqual(["bad", "files", "flip", "params", "throws"]);
     expect(await r.autoCheck()).toEqual([]); // nothing changed; flip and files are passed and skipped
+  });
+
+  it("hands the check the session's params and the goal of each result", async () => {
+    const { r } = runner();
+    expect((await r.check(task("params"))).message).toBe("TARGET=m2");
+    expect(r.results().find((x) => x.task === "params")?.goal).toBe("Stop {{TARGET}}.");
+  });
+});
+
+describe("runBounded", () => {
+  const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin" };
+  it("returns code and output", async () => {
+    expect(await runBounded("bash", ["-c", "echo out; echo err >&2; exit 3"], tmpdir(), env, 5000)).toEqual({
+      code: 3,
+      stdout: "out\n",
+      stderr: "err\n",
+    });
+  });
+
+  it("kills the whole process group when the time is up", async () => {
+    const r = await runBounded("bash", ["-c", "sleep 30 & sleep 30"], tmpdir(), env, 300);
+    expect(r.code).toBeNull();
+    expect(r.stderr).toBe("bash: killed after 0.3 s\n");
+  });
+
+  it("answers once the program exited even if a background job holds its pipes", async () => {
+    const t0 = Date.now();
+    const r = await runBounded("bash", ["-c", "(sleep 5; echo late) & echo early"], tmpdir(), env, 20_000);
+    expect(r).toMatchObject({ code: 0, stdout: "early\n" });
+    expect(Date.now() - t0).toBeLessThan(4000);
   });
 });

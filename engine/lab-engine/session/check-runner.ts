@@ -3,7 +3,7 @@
 // passed (persisted as progress) and logged to the event log when they change.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import type { CheckContext, ToolResult } from "../types/check-context.ts";
+import type { CheckContext, KubeClient, Params, ToolName, ToolResult } from "../types/check-context.ts";
 import type { ClusterStatus, Backend } from "../types/status-types.ts";
 import type { TaskResult, TaskState } from "../types/api-types.ts";
 import type { CheckResult, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
@@ -32,6 +32,9 @@ export interface CheckInputs {
   events: readonly LabEvent[];
   workspace: string;
   env: Record<string, string>;
+  params: Params;
+  /** kube is the session's apiserver client (labs with a control plane). */
+  kube: KubeClient | null;
 }
 
 /** CheckRunnerOptions wire the runner to its session. */
@@ -41,6 +44,8 @@ export interface CheckRunnerOptions {
   progress: ProgressStore;
   log(e: LabEventBody): void;
   context(task: TaskDefinition): CheckInputs;
+  /** goal renders a task's goal for this session ({{NAME}} filled); without it, the goal as written. */
+  goal?(task: TaskDefinition): string | null;
 }
 
 /** CheckRunner runs and remembers a session's checks. */
@@ -68,11 +73,20 @@ export class CheckRunner {
           : prev;
       const keep = !raw.passed ? this.last.get(task.id) : undefined;
       const message = raw.passed ? raw.message : keep?.passed ? keep.message : `Passed earlier (${p.passedAt ?? "?"}).`;
-      result = { task: task.id, title: task.title, passed: true, message, passedAt: p.passedAt, checkedAt: now };
+      result = {
+        task: task.id,
+        title: task.title,
+        goal: this.goal(task),
+        passed: true,
+        message,
+        passedAt: p.passedAt,
+        checkedAt: now,
+      };
     } else {
       result = {
         task: task.id,
         title: task.title,
+        goal: this.goal(task),
         passed: false,
         message: raw.message,
         passedAt: null,
@@ -115,6 +129,7 @@ export class CheckRunner {
       return {
         task: t.id,
         title: t.title,
+        goal: this.goal(t),
         passed: p.passed,
         message: p.passed ? `Passed earlier (${p.passedAt ?? "?"}).` : "Not checked yet.",
         passedAt: p.passedAt,
@@ -148,6 +163,10 @@ export class CheckRunner {
   forget(): void {
     this.last.clear();
     this.logged.clear();
+  }
+
+  private goal(task: TaskDefinition): string | null {
+    return this.o.goal ? this.o.goal(task) : (task.goal ?? null);
   }
 
   private async run(task: TaskDefinition): Promise<CheckResult> {
@@ -186,22 +205,68 @@ export function buildContext(i: CheckInputs): CheckContext {
     events: i.events,
     files: workspaceFiles(i.workspace),
     tool: (name, args) => runTool(name, args, join(i.workspace, "home"), i.env),
+    params: { ...i.params },
+    ...(i.kube ? { kube: i.kube } : {}),
   };
 }
 
 /** runTool runs one of our tools without a terminal, bounded in time and output. */
 export function runTool(
-  name: "etcdctl" | "etcdutl",
+  name: ToolName,
   args: string[],
   cwd: string,
   env: Record<string, string>,
+  timeoutMs = toolTimeoutMs,
+): Promise<ToolResult> {
+  return runBounded(name, args, cwd, env, timeoutMs);
+}
+
+/** setupRunTimeoutMs bounds one SetupContext.run command. */
+export const setupRunTimeoutMs = 120_000;
+/** exitGraceMs is how long output is still collected after the program exited (its background jobs may hold the pipes). */
+const exitGraceMs = 300;
+
+/**
+ * runBounded runs a program (found on env's PATH) in its own process group with stdin closed. After `timeoutMs`
+ * the whole group is killed (code null, a line on stderr says why). Output is kept up to toolOutputBytesMax per
+ * stream; a background job that keeps the pipes open does not hold the answer back once the program exited.
+ */
+export function runBounded(
+  file: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  timeoutMs: number,
 ): Promise<ToolResult> {
   return new Promise((resolve) => {
-    const child = spawn(name, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], timeout: toolTimeoutMs });
+    const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
     let errBytes = 0;
+    let timedOut = false;
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    const finish = (code: number | null): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearTimeout(grace);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      let stderr = Buffer.concat(err).toString("utf8");
+      if (timedOut)
+        stderr += `${stderr && !stderr.endsWith("\n") ? "\n" : ""}${file}: killed after ${timeoutMs / 1000} s\n`;
+      resolve({ code: timedOut ? null : code, stdout: Buffer.concat(out).toString("utf8"), stderr });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, timeoutMs);
     child.stdout.on("data", (d: Buffer) => {
       if (outBytes < toolOutputBytesMax) out.push(d);
       outBytes += d.length;
@@ -210,9 +275,13 @@ export function runTool(
       if (errBytes < toolOutputBytesMax) err.push(d);
       errBytes += d.length;
     });
-    child.on("error", (e) => resolve({ code: null, stdout: "", stderr: e.message }));
-    child.on("close", (code) =>
-      resolve({ code, stdout: Buffer.concat(out).toString("utf8"), stderr: Buffer.concat(err).toString("utf8") }),
-    );
+    child.on("error", (e) => {
+      err.push(Buffer.from(e.message));
+      finish(null);
+    });
+    child.on("exit", (code) => {
+      grace = setTimeout(() => finish(code), exitGraceMs);
+    });
+    child.on("close", (code) => finish(code));
   });
 }

@@ -40,6 +40,8 @@ export class SessionManager {
   readonly progress: ProgressStore;
   private readonly sessions = new Map<string, LabSession>();
   private readonly creating = new Map<string, Promise<LabSession>>();
+  /** booting are sessions being created: their setup's `lab` commands reach them by token before they are ready. */
+  private readonly booting = new Map<string, LabSession>();
   private reaper: NodeJS.Timeout | null = null;
   /** pool holds the warm clusters (empty and idle when ManagerOptions.warmPerShape is 0). */
   readonly pool: WarmPool;
@@ -78,12 +80,12 @@ export class SessionManager {
 
   /** get returns a session (any learner's; callers check ownership). */
   get(id: string): LabSession | undefined {
-    return this.sessions.get(id);
+    return this.sessions.get(id) ?? this.booting.get(id);
   }
 
-  /** byToken finds the session whose shell token this is. */
+  /** byToken finds the session whose shell token this is (a session still being created included). */
   byToken(token: string): LabSession | undefined {
-    for (const s of this.sessions.values()) if (s.token === token) return s;
+    for (const s of [...this.sessions.values(), ...this.booting.values()]) if (s.token === token) return s;
     return undefined;
   }
 
@@ -131,7 +133,16 @@ export class SessionManager {
     const id = warm?.id ?? randomBytes(9).toString("base64url").replace(/[-_]/g, "x");
     const p = LabSession.create(
       { id, lab, learnerId: learner, backend: chosen, home: this.o.home, warm: warm ?? undefined },
-      { guard: this.guard, progress: this.progress, connect: this.o.connect, serverUrl: this.o.serverUrl },
+      {
+        guard: this.guard,
+        progress: this.progress,
+        connect: this.o.connect,
+        serverUrl: this.o.serverUrl,
+        booting: (s, on) => {
+          if (on) this.booting.set(s.id, s);
+          else this.booting.delete(s.id);
+        },
+      },
     );
     this.creating.set(key, p);
     try {

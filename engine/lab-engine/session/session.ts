@@ -14,7 +14,8 @@ import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../types/api-types.ts";
 import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
-import { controlPlaneOptions, kubeOptions } from "../../../lab/lab-format.ts";
+import { controlPlaneOptions, fillPlaceholders, kubeOptions } from "../../../lab/lab-format.ts";
+import { drawParams } from "./params.ts";
 import { seedKube } from "../kube/seed.ts";
 import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
@@ -25,8 +26,8 @@ import { EventLog } from "./event-log.ts";
 import type { ControlAction, ControlSource, LabEvent, LabEventBody } from "../types/event-types.ts";
 import { setupStore } from "../types/lab-store.ts";
 import type { ProgressStore } from "./progress-store.ts";
-import { CheckRunner } from "./check-runner.ts";
-import { clearWorkspace, createWorkspace, inside } from "./workspace.ts";
+import { CheckRunner, runBounded, setupRunTimeoutMs } from "./check-runner.ts";
+import { clearWorkspace, createWorkspace, inside, workspaceFiles } from "./workspace.ts";
 import { defaultFillValueBytes, fillQuota, freeQuota, type FillProgress, type FillResult } from "./fill-quota.ts";
 import { killMarked, type ProcessGuard } from "../cluster/watchdog.ts";
 import type { WarmCluster } from "./warm-pool.ts";
@@ -39,6 +40,11 @@ export interface SessionDeps {
   connect(endpoints: string[]): Connection;
   /** serverUrl is the lab server's base URL, for the shells' `lab` command. */
   serverUrl(): string;
+  /**
+   * booting is told when a new session starts (on = true) and when its create settles: until then the manager
+   * holds it only here, and its token must already work for the `lab` commands its setup runs.
+   */
+  booting?(session: LabSession, on: boolean): void;
 }
 
 /** SessionSpec says which session to create. */
@@ -124,6 +130,11 @@ export class LabSession {
    */
   private spare: { terminal: Terminal; endpoints: string } | null = null;
   private timeline: BootPhase[] = [];
+  /** drawn are the lab's declared params, drawn once at creation; params adds what setup set (per boot). */
+  private readonly drawn: Record<string, string>;
+  private params: Record<string, string>;
+  /** settingUp is true while the lab's setup runs: its `lab ...` commands may use the cluster before ready. */
+  private settingUp = false;
 
   private constructor(
     spec: SessionSpec,
@@ -135,6 +146,8 @@ export class LabSession {
     this.backend = spec.backend;
     this.workspace = createWorkspace(spec.home, spec.id, { pid: process.pid, runId: deps.guard.runId });
     this.events = new EventLog(join(this.workspace, "events.jsonl"));
+    this.drawn = drawParams(spec.lab.params, spec.lab.cluster.members);
+    this.params = { ...this.drawn };
     this.events.subscribe((event) => this.broadcast({ type: "event", event }));
     this.checks = new CheckRunner({
       lab: this.lab,
@@ -142,12 +155,14 @@ export class LabSession {
       progress: deps.progress,
       log: (e) => this.events.append(e),
       context: (task) => this.checkContext(task),
+      goal: (task) => this.goalOf(task),
     });
   }
 
   /** create starts a session and resolves when it is ready; on failure everything it started is gone. */
   static async create(spec: SessionSpec, deps: SessionDeps): Promise<LabSession> {
     const s = new LabSession(spec, deps);
+    deps.booting?.(s, true);
     try {
       await s.boot(undefined, spec.warm);
       s.events.append({
@@ -164,7 +179,19 @@ export class LabSession {
       s.stateValue = "failed";
       await s.destroy().catch(() => undefined);
       throw err;
+    } finally {
+      deps.booting?.(s, false);
     }
+  }
+
+  /** paramValues returns the session's params (drawn at creation, plus what setup set). */
+  paramValues(): Record<string, string> {
+    return { ...this.params };
+  }
+
+  /** goalOf is a task's goal with this session's params filled in (null when the task states none). */
+  goalOf(task: TaskDefinition): string | null {
+    return task.goal === undefined ? null : fillPlaceholders(task.goal, this.params);
   }
 
   get state(): SessionState {
@@ -189,6 +216,7 @@ export class LabSession {
             clientUrl: `http://127.0.0.1:${m.clientPort}`,
             peerUrl: `http://127.0.0.1:${m.peerPort}`,
             metricsUrl: `http://127.0.0.1:${m.metricsPort}`,
+            ...c.memberInfo(m.name),
           }))
         : [],
       capabilities: capabilitiesOf(this.backend),
@@ -627,6 +655,7 @@ export class LabSession {
     const t0 = performance.now();
     this.timeline = [];
     this.shellPath = "";
+    this.params = { ...this.drawn };
     const mark = (phase: string): void => {
       this.timeline.push({ phase, atMs: Math.round(performance.now() - t0) });
     };
@@ -699,17 +728,31 @@ export class LabSession {
         mark("control-plane");
       }
     }
+    if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
     if (this.lab.setup) {
-      await this.lab.setup({
-        lab: this.lab.id,
-        backend: this.backend,
-        endpoints: cluster.endpoints(),
-        store: setupStore(conn.store),
-        writeFile: async (p, content) => this.writeFile(p, content),
-      });
+      const env = shellEnv(this.shellSettings(), this.shellPath, "setup");
+      const cp = this.controlPlane;
+      this.settingUp = true;
+      try {
+        await this.lab.setup({
+          lab: this.lab.id,
+          backend: this.backend,
+          endpoints: cluster.endpoints(),
+          store: setupStore(conn.store),
+          writeFile: async (p, content) => this.writeFile(p, content),
+          files: workspaceFiles(this.workspace),
+          run: (command) => runBounded("bash", ["-c", command], join(this.workspace, "home"), env, setupRunTimeoutMs),
+          params: this.params,
+          setParam: (name, value) => {
+            this.params[name] = value;
+          },
+          ...(cp ? { kube: cp.apiserver.client() } : {}),
+        });
+      } finally {
+        this.settingUp = false;
+      }
       mark("setup");
     }
-    if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
     // The first thing a lesson page does is open the main shell: ready includes its prompt (on a cold start the
     // shell printed it while the cluster elected; from the warm pool it is the last thing to wait for).
     const spare = this.spare;
@@ -835,6 +878,8 @@ export class LabSession {
       events: this.events.all(),
       workspace: this.workspace,
       env: shellEnv(this.shellSettings(), this.shellPath, "check"),
+      params: this.params,
+      kube: this.controlPlane?.apiserver.client() ?? null,
     };
   }
 
@@ -855,7 +900,8 @@ export class LabSession {
   }
 
   private readyCluster(): Cluster {
-    if (this.stateValue !== "ready" || !this.cluster) throw new SessionBusy(`session is ${this.stateValue}`);
+    if ((this.stateValue !== "ready" && !this.settingUp) || !this.cluster)
+      throw new SessionBusy(`session is ${this.stateValue}`);
     return this.cluster;
   }
 

@@ -46,7 +46,10 @@ export interface LabSummary {
   title: string;
   summary?: string;
   cluster: { members: 1 | 3 | 5; quotaBackendBytes?: number; kube: boolean; controlPlane: boolean };
-  tasks: { id: string; title: string; hintCount: number }[];
+  /** tasks' goals are as the lab wrote them ({{NAME}} placeholders unfilled: they differ per session). */
+  tasks: { id: string; title: string; goal?: string; hintCount: number }[];
+  /** params are the names of the lab's declared per-session params (absent when it declares none). */
+  params?: string[];
 }
 
 /** TaskProgress is one task's persisted progress. */
@@ -66,6 +69,8 @@ export interface LabProgress {
 export interface TaskResult {
   task: string;
   title: string;
+  /** goal is the task's deliverable (Markdown) with this session's params filled in; null when none is stated. */
+  goal: string | null;
   passed: boolean;
   message: string;
   passedAt: string | null;
@@ -76,6 +81,12 @@ export interface TaskResult {
 export interface TaskState extends TaskResult {
   hints: string[];
   hintCount: number;
+}
+
+/** ParamsAnswer answers GET .../params: the session's params (drawn and set by setup) and the declared names. */
+export interface ParamsAnswer {
+  params: Record<string, string>;
+  declared: string[];
 }
 
 /** HintAnswer answers POST .../tasks/:task/hint. */
@@ -106,6 +117,21 @@ export interface TerminalInfo {
 /** SessionState is a session's lifecycle state. */
 export type SessionState = "starting" | "ready" | "resetting" | "failed" | "destroyed";
 
+/** MemberInfo is where one member of a session lives (lab ep|peer-url|metrics|datadir|pid|logs). */
+export interface MemberInfo {
+  name: string;
+  clientUrl: string;
+  peerUrl: string;
+  /** metricsUrl is the base URL: GET <metricsUrl>/metrics. */
+  metricsUrl: string;
+  /** dataDir is the member's real data dir: its last start's --data-dir (~/masters/<m>/var/lib/etcd by default). */
+  dataDir: string;
+  /** pid is the member process's pid, null while it is down. */
+  pid: number | null;
+  /** logFile is the member's log: <workspace>/logs/<m>.log. */
+  logFile: string;
+}
+
 /** Session describes one learner × lab session. */
 export interface Session {
   id: string;
@@ -117,7 +143,7 @@ export interface Session {
   workspace: string;
   /** endpoints is ETCDCTL_ENDPOINTS of the session's shells. */
   endpoints: string;
-  members: { name: string; clientUrl: string; peerUrl: string; metricsUrl: string }[];
+  members: MemberInfo[];
   capabilities: Capabilities;
   terminals: TerminalInfo[];
   tasks: TaskResult[];

@@ -4,6 +4,9 @@
 import type { Backend, ClusterStatus } from "./status-types.ts";
 import type { LabEvent } from "./event-types.ts";
 import type { EtcdClient } from "../../store/client/index.ts";
+import type { KubeClient } from "../../kube/api/client.ts";
+
+export type { KubeClient } from "../../kube/api/client.ts";
 
 /** KeyValueInfo is one key as a check sees it: strings decoded as UTF-8, bytes kept for binary values. */
 export interface KeyValueInfo {
@@ -45,6 +48,12 @@ export interface ToolResult {
   stderr: string;
 }
 
+/** ToolName is a command ctx.tool() runs: our etcdctl and etcdutl, and kubectl (on the session's apiserver). */
+export type ToolName = "etcdctl" | "etcdutl" | "kubectl";
+
+/** Params are a session's params by name (lab-format `params`, plus what setup added with setParam). */
+export type Params = Readonly<Record<string, string>>;
+
 /** StoreReader is the read side of the etcd API a check uses (through the engine's etcd client). */
 export interface StoreReader {
   /** get reads one key (null when absent). Throws the etcd error text (e.g. no leader) on failure. */
@@ -77,8 +86,15 @@ export interface CheckContext {
   /** events is the session's event log up to the moment the check started. */
   events: readonly LabEvent[];
   files: WorkspaceFiles;
-  /** tool runs etcdctl or etcdutl with the session's environment (cwd = home/, 10 s limit). */
-  tool(name: "etcdctl" | "etcdutl", args: string[]): Promise<ToolResult>;
+  /** tool runs etcdctl, etcdutl or kubectl with the session's environment (cwd = home/, 10 s limit). */
+  tool(name: ToolName, args: string[]): Promise<ToolResult>;
+  /** params are the session's params: drawn at creation (kept across lab reset) and set by setup. */
+  params: Params;
+  /**
+   * kube is a KubeClient on the session's apiserver (its calls fail with ConnectionRefused while it is down).
+   * Absent when the lab runs no control plane.
+   */
+  kube?: KubeClient;
 }
 
 /** SetupContext is what a lab's setup uses to prepare a fresh session. */
@@ -94,4 +110,17 @@ export interface SetupContext {
   };
   /** writeFile writes a file in the workspace (e.g. home/notes.txt), creating directories. */
   writeFile(path: string, content: string | Uint8Array): Promise<void>;
+  /** files reads the workspace (paths relative to it). */
+  files: WorkspaceFiles;
+  /**
+   * run runs one bash command line as the learner's shell would (same PATH with etcdctl, etcdutl, etcd, lab,
+   * kubectl, crictl; ETCDCTL_ENDPOINTS; KUBECONFIG), cwd home/, 120 s limit; `lab ...` controls work from it.
+   */
+  run(command: string): Promise<ToolResult>;
+  /** params are the session's params so far (the drawn ones, then what setParam added). */
+  params: Params;
+  /** setParam records a param known only after setup (e.g. an old resourceVersion); checks read it. */
+  setParam(name: string, value: string): void;
+  /** kube is a KubeClient on the session's apiserver; absent when the lab runs no control plane. */
+  kube?: KubeClient;
 }
