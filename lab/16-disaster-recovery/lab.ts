@@ -307,19 +307,20 @@ const decrypt = [
   "age -d -i ~/keys/drill.agekey -o ~/restore/etcd.db ~/incident/etcd-*.db.age && chmod 600 ~/restore/etcd.db",
   "etcdutl snapshot status ~/restore/etcd.db -w table",
 ];
+// lab kube sync returns once the kubelet has stopped what left the manifests (crictl ps is empty then).
 const stopAll = [
   each(`mkdir -p ${manifests}-stopped && mv ${manifests}/*.yaml ${manifests}-stopped/ && lab kube sync $m >/dev/null`),
-  'until [ -z "$(crictl --master m1 ps -q; crictl --master m2 ps -q; crictl --master m3 ps -q)" ]; do sleep 0.5; done',
 ];
 const stopEtcdOnly = [
   each(
     `mkdir -p ${manifests}-stopped && mv ${manifests}/etcd.yaml ${manifests}-stopped/ && lab kube sync $m >/dev/null`,
   ),
 ];
-const initialCluster = 'IC="m1=$(lab peer-url m1),m2=$(lab peer-url m2),m3=$(lab peer-url m3)"';
+const initialCluster =
+  'declare -A P=([m1]=$(lab peer-url m1) [m2]=$(lab peer-url m2) [m3]=$(lab peer-url m3)); IC="m1=${P[m1]},m2=${P[m2]},m3=${P[m3]}"';
 const restoreEach = (token: string, extra: string) =>
   each(
-    `mv ~/masters/$m/var/lib/etcd ~/masters/$m/var/lib/etcd.old && etcdutl snapshot restore ~/restore/etcd.db --name $m --initial-cluster "$IC" --initial-cluster-token ${token} --initial-advertise-peer-urls "$(lab peer-url $m)" --data-dir ~/masters/$m/var/lib/etcd${extra}`,
+    `mv ~/masters/$m/var/lib/etcd ~/masters/$m/var/lib/etcd.old && etcdutl snapshot restore ~/restore/etcd.db --name $m --initial-cluster "$IC" --initial-cluster-token ${token} --initial-advertise-peer-urls "\${P[$m]}" --data-dir ~/masters/$m/var/lib/etcd${extra}`,
   );
 const bumpFlags = ` --bump-revision ${bump} --mark-compacted`;
 const etcdBack = [
@@ -330,6 +331,11 @@ const restBack = [
   each(`mv ${manifests}-stopped/*.yaml ${manifests}/ && rmdir ${manifests}-stopped && lab kube sync $m >/dev/null`),
   "until kubectl get --raw /readyz >/dev/null 2>&1; do sleep 0.5; done",
 ];
+/** untilReplaced waits until the lab has seen all three members come up on restored data dirs. */
+const untilReplaced = 'until [ "$(lab events 500 | grep -c datadir.replaced)" -ge 3 ]; do sleep 0.5; done';
+/** untilMismatch waits until m1 and m2 have each refused a peer of another cluster (what their logs say). */
+const untilMismatch =
+  'until lab logs m1 -n 50 | grep -q "request cluster ID mismatch" && lab logs m2 -n 50 | grep -q "request cluster ID mismatch"; do sleep 0.5; done';
 const drill = [...decrypt, ...stopAll, initialCluster, restoreEach("etcd-cluster-restored", bumpFlags), ...etcdBack];
 
 /** lab is lab 16: the drill in four tasks, with the named wrong ways its checks refuse. */
@@ -382,8 +388,8 @@ export default defineLab({
             ...stopEtcdOnly,
             initialCluster,
             restoreEach("etcd-cluster-restored", bumpFlags),
-            ...etcdBack.slice(0, 1),
-            "sleep 3",
+            ...etcdBack,
+            untilReplaced,
           ],
           message: "kube-apiserver was still running",
         },
@@ -395,7 +401,7 @@ export default defineLab({
             initialCluster,
             restoreEach("etcd-restored-$m", bumpFlags),
             etcdBack[0] ?? "",
-            "sleep 3",
+            untilMismatch,
           ],
           message: "never formed one cluster",
         },
