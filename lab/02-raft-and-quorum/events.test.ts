@@ -55,7 +55,7 @@ describe("leaderChange", () => {
     const events = log(
       created,
       elected("m2", null, 2),
-      { type: "member.exited", member: "m2", code: null, signal: "SIGKILL", expected: false },
+      { type: "member.exited", member: "m2", code: null, signal: "SIGKILL", expected: false, dbBytes: null },
       elected("m3", "m2", 3),
     );
     expect(leaderChange(events)).toMatchObject({ kind: "changed", from: "m2", to: "m3", action: "died of SIGKILL" });

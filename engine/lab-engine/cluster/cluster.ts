@@ -5,14 +5,15 @@
 // every start takes the member's flags from its etcd.yaml (member-manifest.ts); the simulated kubelets
 // (static-pods.ts) start and stop members through startFromKubelet/stopFromKubelet and follow the rest
 // through onMember.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, statSync } from "node:fs";
 import { connect } from "node:net";
 import { readFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { Backend, ClusterStatus, MemberFaults } from "../types/status-types.ts";
 import { noFaults } from "../types/status-types.ts";
 import { memberVersion, resolveMemberBinary, unsupportedReason, type MemberBinary } from "./member-binary.ts";
-import { MemberProcess, type MemberExit } from "./member-process.ts";
+import { flagValue, MemberProcess, type MemberExit } from "./member-process.ts";
+import { MemberLogs } from "./member-log.ts";
 import {
   clientUrl,
   endpoint,
@@ -109,11 +110,18 @@ export class Cluster {
   private readonly listeners: MemberListener[] = [];
   private etcdVersion = "3.6.8";
   private destroyed = false;
+  /** logs turn the members' own log lines into events (defrag.start, defrag.end, snapshot.served). */
+  private readonly logs: MemberLogs;
 
   private constructor(private opts: ClusterOptions) {
     this.binary = resolveMemberBinary(opts.backend);
     // Through this.opts, so that handOver redirects the samples too.
     this.sampler = new StatusSampler(opts.session, { status: (ep, ms) => this.opts.rpc.status(ep, ms) });
+    const logsDir = join(opts.workspace, "logs");
+    mkdirSync(logsDir, { recursive: true });
+    this.logs = new MemberLogs(logsDir, (e) => {
+      if (!this.destroyed) this.opts.onEvent(e);
+    });
   }
 
   /**
@@ -188,16 +196,29 @@ export class Cluster {
    */
   memberInfo(name: string): { dataDir: string; pid: number | null; logFile: string } {
     const m = this.get(name);
-    const flag = m.proc.dataDir;
-    const started = m.proc.flags.length > 0;
+    return { dataDir: this.dataDirOf(m, m.proc.flags), pid: m.proc.pid, logFile: this.logFile(name) };
+  }
+
+  /** dataDirOf is the data dir a member runs with under `flags` (before its first start: the spec's). */
+  private dataDirOf(m: Member, flags: readonly string[]): string {
+    const flag = flagValue(flags, "data-dir");
+    if (flag !== null) return resolve(this.opts.workspace, flag);
     // etcd's default --data-dir is <name>.etcd in its working directory.
-    const dataDir =
-      flag !== null
-        ? resolve(this.opts.workspace, flag)
-        : started
-          ? join(this.opts.workspace, `${name}.etcd`)
-          : m.spec.dataDir;
-    return { dataDir, pid: m.proc.pid, logFile: this.logFile(name) };
+    return flags.length > 0 ? join(this.opts.workspace, `${m.spec.name}.etcd`) : m.spec.dataDir;
+  }
+
+  /** dbBytes is the size of a member's backend file (<data dir>/member/snap/db) now, null when there is none. */
+  private dbBytes(m: Member, flags: readonly string[]): number | null {
+    try {
+      return statSync(join(this.dataDirOf(m, flags), "member", "snap", "db")).size;
+    } catch {
+      return null;
+    }
+  }
+
+  /** drainLogs reads what the members logged since the last read (their events are logged before it returns). */
+  drainLogs(): void {
+    this.logs.drainAll();
   }
 
   /** pids lists the running members' pids. */
@@ -207,6 +228,7 @@ export class Cluster {
 
   /** sample takes one status sample of every member. */
   sample(): Promise<ClusterStatus> {
+    this.logs.drainAll();
     const members = this.members.map((m) => ({
       name: m.spec.name,
       endpoint: endpoint(m.spec),
@@ -298,8 +320,10 @@ export class Cluster {
     if (m.proc.pid !== null) throw new ClusterControlError("invalid_state", `member ${name} is already running`);
     if (m.wiped) throw new ClusterControlError("invalid_state", `member ${name}'s data dir was wiped: use rejoin`);
     const flags = etcdFlagsOf(this.opts.workspace, name, pod);
+    const dbBytes = this.dbBytes(m, flags);
+    this.logs.drain(name); // the start may truncate the log
     const pid = await m.proc.start(flags);
-    this.opts.onEvent({ type: "member.started", member: name, pid });
+    this.opts.onEvent({ type: "member.started", member: name, pid, dbBytes });
     for (const l of this.listeners) l.started(name, true);
     void waitListening(m.spec.clientPort, 15_000, () => m.proc.pid !== pid)
       .then(() => {
@@ -436,6 +460,7 @@ export class Cluster {
 
   /** destroy kills every member; the cluster cannot be used afterwards. */
   async destroy(): Promise<void> {
+    this.logs.close();
     this.destroyed = true;
     await this.killAll();
     for (const m of this.members) m.control?.close();
@@ -516,17 +541,20 @@ export class Cluster {
       m.kubeletStop = false;
       m.restarting = false;
       if (this.destroyed) return;
+      this.logs.drain(spec.name); // its last lines (a defrag it finished) come before its exit
       this.opts.onEvent({
         type: "member.exited",
         member: spec.name,
         code: exit.code,
         signal: exit.signal,
         expected: exit.expected,
+        dbBytes: this.dbBytes(m, proc.flags),
       });
       if (!this.listeners.length) return;
       const lastError = errorLines(readTail(this.logFile(spec.name)), 1)[0] ?? null;
       for (const l of this.listeners) l.exited(spec.name, exit, { ...how, lastError });
     });
+    this.logs.add(spec.name, this.logFile(spec.name));
     this.members.push(m);
     return m;
   }
@@ -558,8 +586,10 @@ export class Cluster {
   }
 
   private async launch(m: Member, flags: string[]): Promise<void> {
+    const dbBytes = this.dbBytes(m, flags);
+    this.logs.drain(m.spec.name); // the start may truncate the log
     const pid = await m.proc.start(flags);
-    this.opts.onEvent({ type: "member.started", member: m.spec.name, pid });
+    this.opts.onEvent({ type: "member.started", member: m.spec.name, pid, dbBytes });
     for (const l of this.listeners) l.started(m.spec.name, false);
     await waitListening(m.spec.clientPort, 15_000, () => m.proc.pid === null).catch(async () => {
       const why = m.proc.pid === null ? (await this.lastLogLines(m.spec.name, 1))[0] : undefined;

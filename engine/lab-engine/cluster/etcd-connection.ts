@@ -136,6 +136,7 @@ export class EtcdConnection implements LabStore, ClusterRpc {
     const r = await this.client.status(endpoint, { timeoutMs });
     return {
       memberId: hex(r.header?.memberId ?? 0n),
+      clusterId: hex(r.header?.clusterId ?? 0n),
       leaderId: hex(r.leader),
       raftTerm: r.raftTerm,
       raftIndex: r.raftIndex,

@@ -65,11 +65,6 @@ export class MemberProcess {
     return this.flagsValue;
   }
 
-  /** dataDir is --data-dir of the last start's flags (null when they name none: etcd's default, <name>.etcd). */
-  get dataDir(): string | null {
-    return flagValue(this.flagsValue, "data-dir");
-  }
-
   /** state is "starting" until markUp, "paused" after pause, "down" after exit. */
   get state(): ProcessState {
     return this.stateValue;

@@ -8,6 +8,8 @@ import { histogramDelta, parseMetrics, quantile, type Histogram } from "./metric
 /** RpcStatus is what the sampler needs from Maintenance.Status (ids in lower-case hex, "0" = none). */
 export interface RpcStatus {
   memberId: string;
+  /** clusterId is the response header's cluster id (lower-case hex). */
+  clusterId: string;
   leaderId: string;
   raftTerm: number;
   raftIndex: number;
@@ -147,6 +149,7 @@ export class StatusSampler {
     if (rpc) {
       s.reachable = true;
       s.id = rpc.memberId;
+      s.clusterId = rpc.clusterId;
       s.term = rpc.raftTerm;
       s.raftIndex = rpc.raftIndex;
       s.appliedIndex = rpc.raftAppliedIndex;

@@ -72,4 +72,19 @@ describe("status tracker", () => {
       { type: "alarm.cleared", member: "m1", alarm: "NOSPACE" },
     ]);
   });
+
+  it("reports a member that comes back on another cluster's data dir", () => {
+    const t = new StatusTracker();
+    const on = (clusterId: string, pid: number, reachable = true) =>
+      sample(null, 3, [member("m1", { clusterId, pid, reachable })]);
+    expect(t.observe(on("cdf818194e3a8c32", 10))).toEqual([]);
+    expect(t.observe(on("cdf818194e3a8c32", 10))).toEqual([]);
+    expect(t.observe(on("", 11, false))).toEqual([]);
+    expect(t.observe(on("9a4d1c7b2e6f0853", 12))).toEqual([
+      { type: "datadir.replaced", member: "m1", oldClusterId: "cdf818194e3a8c32", newClusterId: "9a4d1c7b2e6f0853" },
+    ]);
+    expect(t.observe(on("9a4d1c7b2e6f0853", 12))).toEqual([]);
+    t.forget("m1");
+    expect(t.observe(on("cdf818194e3a8c32", 13))).toEqual([]);
+  });
 });

@@ -1,5 +1,6 @@
 // Turns successive status samples into the events a lab cares about: leader changes, quorum lost and
-// restored, alarms raised and cleared. Pure: samples in, event bodies out.
+// restored, alarms raised and cleared, a member that came back with another cluster's data dir. Pure: samples in,
+// event bodies out.
 import type { ClusterStatus } from "../types/status-types.ts";
 import type { LabEventBody } from "../types/event-types.ts";
 
@@ -8,6 +9,7 @@ export class StatusTracker {
   private leader: { name: string; term: number } | null = null;
   private hadQuorum: boolean | null = null;
   private readonly alarms = new Map<string, Set<string>>();
+  private readonly clusterIds = new Map<string, string>();
 
   /**
    * observe compares a sample with what came before. A leader change is reported when a leader appears
@@ -35,6 +37,14 @@ export class StatusTracker {
 
     for (const m of s.members) {
       if (!m.reachable) continue;
+      // A cluster id changes only across a restart: the member now runs on another cluster's data dir.
+      if (m.clusterId && m.clusterId !== "0") {
+        const before = this.clusterIds.get(m.name);
+        if (before !== undefined && before !== m.clusterId) {
+          out.push({ type: "datadir.replaced", member: m.name, oldClusterId: before, newClusterId: m.clusterId });
+        }
+        this.clusterIds.set(m.name, m.clusterId);
+      }
       const prev = this.alarms.get(m.name) ?? new Set<string>();
       const now = new Set(m.alarms);
       for (const a of now) if (!prev.has(a)) out.push({ type: "alarm.raised", member: m.name, alarm: a });
@@ -47,5 +57,6 @@ export class StatusTracker {
   /** forget drops what is known about a member (it was removed or wiped). */
   forget(member: string): void {
     this.alarms.delete(member);
+    this.clusterIds.delete(member);
   }
 }

@@ -92,6 +92,14 @@ describe("lab command", () => {
       /^m1\s+8e9e05c52164694d\s+up\s+\*\s+2\s+9\s+9\s+25 kB\s+20 kB\s+2.1 GB\s+1.5 ms\s+cut off from m2; fsync \+50ms$/,
     );
     expect(table.at(-1)).toBe("leader: m1   quorum: 2/3 up, 2 needed (ok)   revision: 7");
+    const shrunk = statusTable({
+      ...s,
+      shrunk: [{ what: "--quota-backend-bytes", value: "32 MiB", realDefault: "etcd's default: 2 GiB" }],
+    }).split("\n");
+    expect(shrunk.slice(-2)).toEqual([
+      "shrunk for this lab (the real default in brackets):",
+      "  --quota-backend-bytes 32 MiB (etcd's default: 2 GiB)",
+    ]);
     const e: LabEvent = {
       type: "control",
       action: "kill",

@@ -153,7 +153,9 @@ export function statusTable(s: ClusterStatus): string {
   ]);
   const q = s.quorum;
   const summary = `leader: ${s.leader ?? "none"}   quorum: ${q.up}/${q.members} up, ${q.needed} needed (${q.hasQuorum ? "ok" : "LOST"})${s.revision !== null ? `   revision: ${s.revision}` : ""}`;
-  return [...table(head, rows), "", summary].join("\n");
+  const shrunk = (s.shrunk ?? []).map((x) => `  ${x.what} ${x.value} (${x.realDefault})`);
+  const note = shrunk.length ? ["", "shrunk for this lab (the real default in brackets):", ...shrunk] : [];
+  return [...table(head, rows), "", summary, ...note].join("\n");
 }
 
 /** formatEvent renders one event on one line: "12:03:04 #17 control kill m2 (cli)". */
@@ -171,7 +173,14 @@ export function formatEvent(e: LabEvent): string {
     case "member.exited":
       return `${head} ${e.member} ${e.signal ?? `code ${e.code}`}${e.expected ? "" : " (unexpected)"}`;
     case "member.started":
-      return `${head} ${e.member} pid ${e.pid}`;
+      return `${head} ${e.member} pid ${e.pid}${e.dbBytes === null ? "" : ` (db ${humanizeBytes(e.dbBytes)})`}`;
+    case "defrag.start":
+    case "snapshot.served":
+      return `${head} ${e.member}`;
+    case "defrag.end":
+      return `${head} ${e.member}${e.ok ? "" : " (failed)"}`;
+    case "datadir.replaced":
+      return `${head} ${e.member}: cluster ${e.oldClusterId} -> ${e.newClusterId}`;
     case "check":
       return `${head} ${e.task} ${e.passed ? "passed" : "failed"}: ${e.message}`;
     case "alarm.raised":

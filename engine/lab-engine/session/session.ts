@@ -16,6 +16,7 @@ import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } fro
 import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
 import { controlPlaneOptions, fillPlaceholders, kubeOptions } from "../../../lab/lab-format.ts";
 import { drawParams } from "./params.ts";
+import { shrunkSettings } from "./shrunk.ts";
 import { seedKube } from "../kube/seed.ts";
 import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
@@ -802,6 +803,7 @@ export class LabSession {
       .sample()
       .then((s) => {
         if (this.cluster !== c) return s;
+        s.shrunk = shrunkSettings(this.lab.cluster);
         if (s.revision !== null) this.lastRevision = s.revision;
         for (const e of this.tracker.observe(s)) {
           this.events.append(

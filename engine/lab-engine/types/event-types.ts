@@ -33,8 +33,22 @@ export type LabEventBody =
   | { type: "session.created"; lab: string; backend: Backend; members: string[] }
   | { type: "session.reset"; lab: string; backend: Backend; members: string[] }
   | { type: "control"; action: ControlAction; member?: string; args?: Record<string, unknown>; source: ControlSource }
-  | { type: "member.started"; member: string; pid: number }
-  | { type: "member.exited"; member: string; code: number | null; signal: string | null; expected: boolean }
+  // dbBytes: the size of <data dir>/member/snap/db at that moment (null when there is none).
+  | { type: "member.started"; member: string; pid: number; dbBytes: number | null }
+  | {
+      type: "member.exited";
+      member: string;
+      code: number | null;
+      signal: string | null;
+      expected: boolean;
+      dbBytes: number | null;
+    }
+  // From the members' own log lines (cluster/member-log.ts), the same on our member and real etcd 3.4.
+  | { type: "defrag.start"; member: string }
+  | { type: "defrag.end"; member: string; ok: boolean }
+  | { type: "snapshot.served"; member: string }
+  // A member's first status after a (re)start names another cluster than before: its data dir was replaced.
+  | { type: "datadir.replaced"; member: string; oldClusterId: string; newClusterId: string }
   | { type: "leader.changed"; from: string | null; to: string | null; term: number }
   | { type: "quorum.lost"; up: number; needed: number; revision?: number }
   | { type: "quorum.restored"; up: number; needed: number }

@@ -25,6 +25,8 @@ export interface MemberStatus {
   name: string;
   /** id is the member id in lower-case hex ("" until the member answered once). */
   id: string;
+  /** clusterId is the id of the cluster the member belongs to, lower-case hex (absent until it answered once). */
+  clusterId?: string;
   process: ProcessState;
   pid: number | null;
   clientUrl: string;
@@ -71,6 +73,18 @@ export interface ClusterStatus {
   members: MemberStatus[];
   /** revision is the store's current revision as the leader reports it (null without a leader). */
   revision: number | null;
+  /** shrunk lists what the lab set smaller (or off) than the real default, for the page and `lab status`. */
+  shrunk?: ShrunkSetting[];
+}
+
+/** ShrunkSetting is one setting a lab changed from the real default (quota, intervals). */
+export interface ShrunkSetting {
+  /** what names the setting as its owner spells it: "--quota-backend-bytes", "kube-apiserver --etcd-compaction-interval". */
+  what: string;
+  /** value is the lab's value for people: "32 MiB", "0 (off)", "2s". */
+  value: string;
+  /** realDefault is the real default for people, with whose it is: "etcd's default: 2 GiB". */
+  realDefault: string;
 }
 
 /** Capabilities lists the controls a backend supports (engine/lab-engine/http/API.md §3). */
