@@ -85,6 +85,18 @@ const clusterSchema = z
      * error (a broken flag in its manifest) is restarted with CrashLoopBackOff either way.
      */
     restartKilledMembers: z.boolean().optional(),
+    /**
+     * s3 runs the session's S3-compatible endpoint (bucket k8s-etcd-snapshots, engine/lab-engine/s3): the shell's
+     * rclone remote `backup:` has the learner's write-only key; checks read the bucket as `ctx.s3`.
+     */
+    s3: z.boolean().optional(),
+    /** backupKey writes an age recipient to ~/keys/backup.pub; the engine keeps the identity (`ctx.backupKey`). */
+    backupKey: z.boolean().optional(),
+    /**
+     * pki writes kubeadm's /etc/kubernetes/pki and kubeadm-config.yaml (and, with encrypted Secrets, the
+     * EncryptionConfiguration) under every ~/masters/<m>/etc/kubernetes.
+     */
+    pki: z.boolean().optional(),
   })
   .strict()
   .refine((c) => !c.controlPlane || c.kube, {

@@ -23,6 +23,9 @@ export const entries = {
   kubectl: "engine/tools/kubectl/main.ts",
   lab: "engine/lab-engine/lab-cli/main.ts",
   crictl: "engine/tools/crictl/main.ts",
+  age: "engine/tools/age/main.ts",
+  "age-keygen": "engine/tools/age/keygen-main.ts",
+  rclone: "engine/tools/rclone/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
 };
 
@@ -37,6 +40,9 @@ export const cachedEntries = {
   etcdutl: { profile: "command", writeAfterMs: 0 },
   auger: { profile: "command", writeAfterMs: 0 },
   kubectl: { profile: "command", writeAfterMs: 0 },
+  age: { profile: "single", writeAfterMs: 0 },
+  "age-keygen": { profile: "single", writeAfterMs: 0 },
+  rclone: { profile: "command", writeAfterMs: 0 },
 };
 
 /**

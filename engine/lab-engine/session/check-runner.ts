@@ -3,7 +3,15 @@
 // passed (persisted as progress) and logged to the event log when they change.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
-import type { CheckContext, KubeClient, Params, ToolName, ToolResult } from "../types/check-context.ts";
+import type {
+  BackupBucket,
+  BackupKey,
+  CheckContext,
+  KubeClient,
+  Params,
+  ToolName,
+  ToolResult,
+} from "../types/check-context.ts";
 import type { ClusterStatus, Backend } from "../types/status-types.ts";
 import type { TaskResult, TaskState } from "../types/api-types.ts";
 import type { CheckResult, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
@@ -35,6 +43,9 @@ export interface CheckInputs {
   params: Params;
   /** kube is the session's apiserver client (labs with a control plane). */
   kube: KubeClient | null;
+  /** s3 and backupKey are the backup bucket and key (labs with cluster.s3 / cluster.backupKey). */
+  s3?: BackupBucket | null;
+  backupKey?: BackupKey | null;
 }
 
 /** CheckRunnerOptions wire the runner to its session. */
@@ -207,6 +218,8 @@ export function buildContext(i: CheckInputs): CheckContext {
     tool: (name, args) => runTool(name, args, join(i.workspace, "home"), i.env),
     params: { ...i.params },
     ...(i.kube ? { kube: i.kube } : {}),
+    ...(i.s3 ? { s3: i.s3 } : {}),
+    ...(i.backupKey ? { backupKey: i.backupKey } : {}),
   };
 }
 

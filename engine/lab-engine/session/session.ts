@@ -21,7 +21,8 @@ import { shrunkSettings } from "./shrunk.ts";
 import { seedKube } from "../kube/seed.ts";
 import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
-import { masterName } from "../kube/resources/cluster.ts";
+import { kubeletVersion, masterName } from "../kube/resources/cluster.ts";
+import { BackupKit } from "../backup/backup-kit.ts";
 import { Terminal, type CommandResult } from "../terminal/terminal.ts";
 import { prepareShellFiles, shellEnv, type ShellSettings } from "../terminal/shell-env.ts";
 import { EventLog } from "./event-log.ts";
@@ -117,6 +118,8 @@ export class LabSession {
   private tracker = new StatusTracker();
   private readonly terminals = new Map<string, Terminal>();
   private controlPlane: ControlPlane | null = null;
+  /** backupKit is the lab's S3 endpoint, backup key and PKI (labs with cluster.s3/backupKey/pki); kept across resets. */
+  private backupKit: BackupKit | null = null;
   private lastStatus: ClusterStatus | null = null;
   private lastRevision: number | null = null;
   private readonly observers = new Set<(m: ClusterMessage) => void>();
@@ -665,6 +668,15 @@ export class LabSession {
     const onEvent = (e: LabEventBody) => {
       if (this.stateValue !== "destroyed") this.events.append(e);
     };
+    if (shape.s3 || shape.backupKey || shape.pki) {
+      this.backupKit ??= new BackupKit({
+        s3: shape.s3 ?? false,
+        backupKey: shape.backupKey ?? false,
+        pki: shape.pki ?? false,
+      });
+      await this.backupKit.startEndpoint(); // before the first shell: shells get its address and key
+      mark("s3");
+    }
     const rpc = new LateRpc(`session ${this.id}: the cluster's etcd connection is not open yet`);
     let cluster: Cluster;
     if (warm) {
@@ -706,9 +718,11 @@ export class LabSession {
     this.conn = conn;
     rpc.connect(conn.rpc);
     const kube = kubeOptions(shape);
+    let encryptionText: string | null = null;
     if (kube) {
       const res = warm?.seeded ?? (await seedKube(conn.store, { ...kube, masters: shape.members })); // a warm cluster was seeded by the pool
       if (res.encryption) this.writeFile(encryptionConfigPath, res.encryption.config);
+      encryptionText = res.encryption?.config ?? null;
       mark("seeded");
       const settings = controlPlaneOptions(shape);
       if (settings) {
@@ -729,6 +743,15 @@ export class LabSession {
         );
         mark("control-plane");
       }
+    }
+    if (this.backupKit) {
+      await this.backupKit.writeFiles({
+        home: join(this.workspace, "home"),
+        masters: cluster.names(),
+        kubernetesVersion: kubeletVersion,
+        encryptionConfig: encryptionText,
+      });
+      mark("backup");
     }
     if (!this.shellPath) this.shellPath = prepareShellFiles(this.shellSettings());
     if (this.lab.setup) {
@@ -772,6 +795,7 @@ export class LabSession {
 
   private async stopRunning(): Promise<void> {
     this.stopTimers();
+    await this.backupKit?.stop();
     await this.controlPlane?.stop();
     this.controlPlane = null;
     this.staticPods?.stop();
@@ -793,6 +817,7 @@ export class LabSession {
       serverUrl: this.deps.serverUrl(),
       sessionToken: this.token,
       runId: this.deps.guard.runId,
+      ...(this.backupKit ? { extraEnv: this.backupKit.shellEnv() } : {}),
     };
   }
 
@@ -888,6 +913,8 @@ export class LabSession {
       env: shellEnv(this.shellSettings(), this.shellPath, "check"),
       params: this.params,
       kube: this.controlPlane?.apiserver.client() ?? null,
+      s3: this.backupKit?.bucket() ?? null,
+      backupKey: this.backupKit?.key() ?? null,
     };
   }
 

@@ -20,6 +20,8 @@ export interface ShellSettings {
   serverUrl: string;
   sessionToken: string;
   runId: string;
+  /** extraEnv are variables a lab's extras add (the backup endpoint's rclone remote). */
+  extraEnv?: Record<string, string>;
 }
 
 /** terminalMarkerEnv names the terminal a process was started from (used to kill a shell's background jobs). */
@@ -91,6 +93,7 @@ export function shellEnv(s: ShellSettings, path: string, terminalId: string): Re
     // The session's simulated kube-apiserver (engine/lab-engine/kube/control-plane.ts writes the file): our
     // kubectl on PATH and a real kubectl both find it with no flags.
     KUBECONFIG: join(home, ".kube", "config"),
+    ...s.extraEnv,
     ETCD_LAB_URL: s.serverUrl,
     ETCD_LAB_SESSION: s.sessionId,
     ETCD_LAB_TOKEN: s.sessionToken,

@@ -95,6 +95,41 @@ export interface CheckContext {
    * Absent when the lab runs no control plane.
    */
   kube?: KubeClient;
+  /** s3 is the session's backup bucket read with the engine's key (labs with `cluster.s3`). */
+  s3?: BackupBucket;
+  /** backupKey decrypts with the identity of ~/keys/backup.pub, held by the engine (labs with `cluster.backupKey`). */
+  backupKey?: BackupKey;
+}
+
+/** BucketObject is one stored version of an object in the lab's S3 bucket (versioning is on). */
+export interface BucketObject {
+  key: string;
+  versionId: string;
+  size: number;
+  etag: string;
+  lastModifiedMs: number;
+  /** isLatest marks the version a GET of the key returns. */
+  isLatest: boolean;
+  /** by says which key wrote it: the learner's write-only key or the engine's. */
+  by: "learner" | "engine";
+}
+
+/** BackupBucket reads the lab's S3 bucket (engine/lab-engine/s3). */
+export interface BackupBucket {
+  name: string;
+  url: string;
+  /** list returns every version whose key starts with `prefix`, newest first. */
+  list(prefix?: string): BucketObject[];
+  /** get reads a version's bytes (the latest without versionId), undefined when there is none. */
+  get(key: string, versionId?: string): Promise<Uint8Array | undefined>;
+}
+
+/** BackupKey is the age key a backup lab encrypts to. */
+export interface BackupKey {
+  /** recipient is the age1... public key in ~/keys/backup.pub. */
+  recipient: string;
+  /** decrypt decrypts an age file (binary or armored); it rejects when the file is not for this key. */
+  decrypt(data: Uint8Array): Promise<Uint8Array>;
 }
 
 /** SetupContext is what a lab's setup uses to prepare a fresh session. */
