@@ -110,6 +110,14 @@ export default defineLab({
       solution: [
         `etcdctl put ${answers.podCount} "$(etcdctl get /registry/pods/ --prefix --keys-only | grep -c '^/')"`,
       ],
+      antiSolutions: [
+        {
+          // wc -l counts the empty line etcdctl prints after each key too
+          name: "count-every-line",
+          commands: [`etcdctl put ${answers.podCount} "$(etcdctl get /registry/pods/ --prefix --keys-only | wc -l)"`],
+          message: "twice too many: --keys-only prints an empty line after each key",
+        },
+      ],
     },
     {
       id: "resource-version",

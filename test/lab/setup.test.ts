@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { LabEvent, ParamsAnswer, Session, TaskState } from "../../engine/lab-engine/index.ts";
+import type { LabEvent, ParamsAnswer, Session, SolveAnswer, TaskState } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
@@ -40,6 +40,7 @@ describe.skipIf(!backend)("setup, params and goals", () => {
       join(session.workspace, "home"),
     ]);
     expect(p.params["RUN_LINES"]).toBe("3");
+    expect(p.params["RESET"]).toBe("1 lab: session is starting");
     const events = (await t.api<{ events: LabEvent[] }>("GET", `/api/sessions/${session.id}/events`)).body.events;
     const restart = events.find((e) => e.type === "control" && e.action === "restart");
     expect(restart).toMatchObject({ member: "m1", source: "cli" });
@@ -58,6 +59,28 @@ describe.skipIf(!backend)("setup, params and goals", () => {
     expect(summary.params).toEqual(["WORD", "CODE"]);
   });
 
+  it("proves anti-solutions through the solve route, and says when one is not refused", async () => {
+    const S = `/api/sessions/${session.id}`;
+    const anti = async (name: string) =>
+      (await t.api<SolveAnswer>("POST", `${S}/tasks/put-word/solve`, { antiSolution: name })).body;
+    const wrong = await anti("wrong-word");
+    expect(wrong.anti).toMatchObject({ name: "wrong-word", proven: true });
+    expect(wrong.result.passed).toBe(false);
+    const solution = await anti("the-solution");
+    expect(solution.anti).toMatchObject({ name: "the-solution", proven: false });
+    expect(solution.anti?.why).toMatch(/^the check passed after "the-solution": \/answer is [a-z]+\.$/);
+    // an anti-solution's result is not progress
+    const tasks = (await t.api<{ tasks: TaskState[] }>("GET", `${S}/tasks`)).body.tasks;
+    expect(tasks[0]?.passed).toBe(false);
+    const missing = await t.api<{ error: { message: string } }>("POST", `${S}/tasks/put-word/solve`, {
+      antiSolution: "nope",
+    });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.message).toBe(
+      'no anti-solution "nope" in task put-word (anti-solutions: wrong-word, the-solution)',
+    );
+  }, 60_000);
+
   it("keeps the drawn params across reset and runs setup again", async () => {
     const before = await params();
     const reset = await t.api<Session>("POST", `/api/sessions/${session.id}/reset`, {});
@@ -66,6 +89,7 @@ describe.skipIf(!backend)("setup, params and goals", () => {
     expect(after.params["WORD"]).toBe(before.params["WORD"]);
     expect(after.params["CODE"]).toBe(before.params["CODE"]);
     expect(after.params["WORD_REVISION"]).toBeDefined();
+    expect(after.params["RESET"]).toBe("1 lab: session is resetting");
     const solved = await t.api<{ result: { passed: boolean; message: string } }>(
       "POST",
       `/api/sessions/${session.id}/tasks/put-word/solve`,

@@ -33,7 +33,11 @@ export const slowDiskBody = z.object({ ms: controlMs });
 export const partitionBody = z.object({ groups: z.array(z.array(memberName)).min(1, "expected at least one group") });
 
 /** solveBody is POST .../tasks/:task/solve. */
-export const solveBody = z.object({ terminal: z.string().regex(terminalId, "expected a terminal id").optional() });
+export const solveBody = z.object({
+  terminal: z.string().regex(terminalId, "expected a terminal id").optional(),
+  /** antiSolution types that anti-solution's commands instead and reports whether the check refused them. */
+  antiSolution: z.string({ invalid_type_error: "expected an anti-solution name" }).optional(),
+});
 
 /** openTerminalBody is POST .../terminals. */
 export const openTerminalBody = z.object({ id: z.string().regex(terminalId, "expected [a-z0-9-]{1,32}").optional() });

@@ -177,7 +177,7 @@ export const handlers = {
   check: async (c: SessionAsk<{ task: string }>) => json<TaskResult>(await c.session.check(c.params.task)),
   hint: (c: SessionAsk<{ task: string }>) => json<HintAnswer>(c.session.hint(c.params.task)),
   solve: async (c: SessionAsk<{ task: string }, Body<typeof schema.solveBody>>) =>
-    json<SolveAnswer>(await c.session.solve(c.params.task, c.body.terminal ?? "main")),
+    json<SolveAnswer>(await c.session.solve(c.params.task, c.body.terminal ?? "main", c.body.antiSolution)),
 
   // Terminals.
   terminals: (c: SessionAsk) => json<{ terminals: TerminalInfo[] }>({ terminals: c.session.info().terminals }),

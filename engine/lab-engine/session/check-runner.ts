@@ -113,6 +113,28 @@ export class CheckRunner {
     return result;
   }
 
+  /**
+   * checkRaw runs a task's check now and returns what it said, neither sticky nor persisted (an anti-solution's
+   * proof must see a failure even where the learner passed the task before). The result is logged when it changed.
+   */
+  async checkRaw(task: TaskDefinition): Promise<TaskResult> {
+    const raw = await this.run(task);
+    const key = `${raw.passed}\0${raw.message}`;
+    if (this.logged.get(task.id) !== key) {
+      this.logged.set(task.id, key);
+      this.o.log({ type: "check", task: task.id, passed: raw.passed, message: raw.message });
+    }
+    return {
+      task: task.id,
+      title: task.title,
+      goal: this.goal(task),
+      passed: raw.passed,
+      message: raw.message,
+      passedAt: null,
+      checkedAt: new Date().toISOString(),
+    };
+  }
+
   /** autoCheck re-checks the tasks not passed yet and returns the results that changed. */
   async autoCheck(): Promise<TaskResult[]> {
     if (this.autoRunning) return [];

@@ -14,7 +14,8 @@ import { LateRpc } from "../cluster/cluster-rpc.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } from "../types/api-types.ts";
-import type { LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
+import type { AntiSolution, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
+import { antiVerdict, type AntiVerdict } from "./anti-solution.ts";
 import { controlPlaneOptions, fillPlaceholders, kubeOptions } from "../../../lab/lab-format.ts";
 import { drawParams } from "./params.ts";
 import { shrunkSettings } from "./shrunk.ts";
@@ -510,17 +511,29 @@ export class LabSession {
     return this.checks.hint(this.task(taskId));
   }
 
-  /** solve types a task's solution into a terminal, command by command, then checks the task. */
+  /**
+   * solve types a task's solution into a terminal, command by command, then checks the task. With `antiName` it
+   * types that anti-solution's commands instead and judges the check's raw result (which must fail with a message
+   * matching the anti-solution's): `anti` says whether it did. Progress is not touched then.
+   */
   async solve(
     taskId: string,
     terminalId = "main",
-  ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult }> {
+    antiName?: string,
+  ): Promise<{ task: string; commands: CommandResult[]; result: TaskResult; anti?: AntiVerdict }> {
     const task = this.task(taskId);
     this.readyCluster();
+    const anti = antiName === undefined ? undefined : this.antiSolution(task, antiName);
     if (this.solving.has(terminalId)) throw new SessionBusy(`terminal ${terminalId} is already running a solution`);
     this.solving.add(terminalId);
     try {
       const { terminal } = this.openTerminal(terminalId);
+      if (anti) {
+        const commands = await terminal.run(anti.commands);
+        await this.sampleFresh();
+        const result = await this.checks.checkRaw(task);
+        return { task: task.id, commands, result, anti: antiVerdict(anti, result) };
+      }
       const commands = await terminal.run(task.solution);
       const result = await this.check(task.id);
       return { task: task.id, commands, result };
@@ -926,6 +939,19 @@ export class LabSession {
         // a broken observer is removed by its owner
       }
     }
+  }
+
+  private antiSolution(task: TaskDefinition, name: string): AntiSolution {
+    const all = task.antiSolutions ?? [];
+    const found = all.find((a) => a.name === name);
+    if (!found) {
+      const names = all.map((a) => a.name).join(", ");
+      throw new ClusterControlError(
+        "not_found",
+        `no anti-solution "${name}" in task ${task.id}${names ? ` (anti-solutions: ${names})` : " (it has none)"}`,
+      );
+    }
+    return found;
   }
 
   private task(id: string): TaskDefinition {

@@ -101,7 +101,10 @@ export interface HintAnswer {
 export interface SolveAnswer {
   task: string;
   commands: { command: string; exitCode: number | null }[];
+  /** result is the check's result: sticky for a solution, raw (not persisted) for an anti-solution. */
   result: TaskResult;
+  /** anti is the verdict when an anti-solution was typed: proven = the check failed with a matching message. */
+  anti?: { name: string; expected: string; proven: boolean; why: string };
 }
 
 /** TerminalInfo describes one shell of a session. */
