@@ -17,6 +17,7 @@ export { readStorageVersion } from "./apply/meta-state.ts";
 // backend: the db file.
 export { LmdbBackend } from "./backend/lmdb-backend.ts";
 export { LmdbFileError } from "./backend/lmdb-file.ts";
+export { BoltFormatError } from "./backend/bolt-file.ts";
 
 // datadir: the data dir's layout, its lock and the restored member's log.
 export { dataDirLayout, writeRestoredLog } from "./datadir/index.ts";

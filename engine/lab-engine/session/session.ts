@@ -9,6 +9,7 @@ import { StaticPods, type ComponentHook, type MasterView, type SyncResult } from
 import { ClusterControlError } from "../cluster/control-error.ts";
 import { capabilitiesOf } from "../types/status-types.ts";
 import { StatusTracker } from "../cluster/status-tracker.ts";
+import { keptDataDirs } from "../cluster/kept-data-dirs.ts";
 import { LateRpc } from "../cluster/cluster-rpc.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
@@ -849,6 +850,11 @@ export class LabSession {
         s.shrunk = shrunkSettings(this.lab.cluster);
         if (s.revision !== null) this.lastRevision = s.revision;
         for (const e of this.tracker.observe(s)) {
+          if (e.type === "datadir.replaced") {
+            const dataDir = c.specs().find((m) => m.name === e.member)?.dataDir;
+            this.events.append(dataDir ? { ...e, kept: keptDataDirs(dataDir) } : e);
+            continue;
+          }
           this.events.append(
             e.type === "quorum.lost" && this.lastRevision !== null ? { ...e, revision: this.lastRevision } : e,
           );

@@ -48,7 +48,8 @@ export type LabEventBody =
   | { type: "defrag.end"; member: string; ok: boolean }
   | { type: "snapshot.served"; member: string }
   // A member's first status after a (re)start names another cluster than before: its data dir was replaced.
-  | { type: "datadir.replaced"; member: string; oldClusterId: string; newClusterId: string }
+  // kept: the directories beside the data dir holding a member/ dir then (etcd.old), added by the session.
+  | { type: "datadir.replaced"; member: string; oldClusterId: string; newClusterId: string; kept?: string[] }
   | { type: "leader.changed"; from: string | null; to: string | null; term: number }
   | { type: "quorum.lost"; up: number; needed: number; revision?: number }
   | { type: "quorum.restored"; up: number; needed: number }

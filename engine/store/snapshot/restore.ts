@@ -1,10 +1,11 @@
 // The backend half of `etcdutl snapshot restore` (etcd 3.6 etcdutl/snapshot v3_snapshot.go): copy and verify
 // the snapshot into the new data dir's member/snap/db, drop the old cluster's membership, optionally bump
 // the revision and mark it compacted, then record the new members and the consistent index of the restored
-// log. engine/store/datadir/restore.ts writes the WAL and Raft snapshot half; the restore command calls:
+// log. The db keeps the snapshot's format (LMDB from our member, bbolt from real etcd: backend/offline-db.ts).
+// engine/store/datadir/restore.ts writes the WAL and Raft snapshot half; the restore command calls:
 //   checkRestoreFlags → checkRestoreDataDir → prepareRestoredBackend → writeRestoredLog → finishRestoredBackend
 import { existsSync, readdirSync } from "node:fs";
-import { LmdbBackend } from "../backend/lmdb-backend.ts";
+import { openOfflineDb, type OfflineDb } from "../backend/offline-db.ts";
 import { MembershipStore } from "../apply/membership-store.ts";
 import { writeConsistentIndex } from "../apply/consistent-index.ts";
 import type { Member } from "../apply/member-json.ts";
@@ -51,7 +52,7 @@ export function checkRestoreDataDir(dataDir: string): void {
 export function prepareRestoredBackend(opts: RestoreBackendOptions): number {
   checkRestoreFlags(opts.revisionBump, opts.markCompacted);
   copyAndVerifySnapshot(opts.snapshotPath, opts.dbPath, opts.skipHashCheck);
-  const backend = LmdbBackend.open({ path: opts.dbPath });
+  const backend = openOfflineDb(opts.dbPath);
   try {
     new MembershipStore(backend).trim();
     let latest = latestRevision(backend);
@@ -72,7 +73,7 @@ export function finishRestoredBackend(
   members: readonly Member[],
   consistentIndex: { index: number; term: number },
 ): void {
-  const backend = LmdbBackend.open({ path: dbPath });
+  const backend = openOfflineDb(dbPath);
   try {
     const ms = new MembershipStore(backend);
     for (const m of members) ms.saveMember(m);
@@ -85,7 +86,7 @@ export function finishRestoredBackend(
 }
 
 /** latestRevision finds the largest revision in the `key` bucket ({0,0} when empty). */
-function latestRevision(backend: LmdbBackend): Revision {
+function latestRevision(backend: OfflineDb): Revision {
   let latest: Revision = { main: 0, sub: 0 };
   backend.forEach("key", (k) => {
     const r = parseRevisionBytes(k);
@@ -99,7 +100,7 @@ function latestRevision(backend: LmdbBackend): Revision {
  * latest revision, and that revision is scheduled as compacted, so every older revision reads as
  * compacted and the next write gets latest+amount+1.
  */
-function bumpRevision(backend: LmdbBackend, latest: Revision, amount: number): Revision {
+function bumpRevision(backend: OfflineDb, latest: Revision, amount: number): Revision {
   const bumped: Revision = { main: latest.main + amount, sub: 0 };
   backend.put("key", revisionBytes(bumped), new Uint8Array(0));
   backend.put("meta", bytesOfBinaryString(META_KEYS.scheduledCompactRev), revisionBytes({ main: bumped.main, sub: 0 }));

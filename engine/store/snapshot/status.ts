@@ -4,7 +4,8 @@
 import { copyFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LmdbBackend } from "../backend/lmdb-backend.ts";
+import { openOfflineDb, type OfflineDb } from "../backend/offline-db.ts";
+import { BoltFormatError } from "../backend/bolt-file.ts";
 import { LmdbFileError } from "../backend/lmdb-file.ts";
 import { binaryString } from "../mvcc/bytes.ts";
 import { KeyValue } from "../proto/gen/mvccpb.ts";
@@ -42,11 +43,11 @@ export function snapshotStatus(path: string): SnapshotStatus {
   try {
     const copy = join(dir, "db");
     copyFileSync(path, copy);
-    let backend: LmdbBackend;
+    let backend: OfflineDb;
     try {
-      backend = LmdbBackend.open({ path: copy });
+      backend = openOfflineDb(copy);
     } catch (e) {
-      if (e instanceof LmdbFileError) throw new SnapshotError("invalid database");
+      if (e instanceof LmdbFileError || e instanceof BoltFormatError) throw new SnapshotError("invalid database");
       throw e;
     }
     try {
@@ -59,7 +60,7 @@ export function snapshotStatus(path: string): SnapshotStatus {
   }
 }
 
-function statusOf(backend: LmdbBackend): SnapshotStatus {
+function statusOf(backend: OfflineDb): SnapshotStatus {
   let crc = 0;
   let revision = 0;
   const live = new Set<string>();

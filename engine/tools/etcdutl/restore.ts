@@ -8,6 +8,7 @@
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
+  BoltFormatError,
   encodeMember,
   LmdbFileError,
   dataDirLayout,
@@ -105,7 +106,8 @@ export async function restoreSnapshot(cfg: RestoreConfig, lg: ZapLogger): Promis
     });
   } catch (e) {
     if (e instanceof SnapshotError) throw new RestoreError(e.message);
-    if (e instanceof LmdbFileError) throw new RestorePanic(layout.backendPath, "invalid database");
+    if (e instanceof LmdbFileError || e instanceof BoltFormatError)
+      throw new RestorePanic(layout.backendPath, "invalid database");
     if ((e as NodeJS.ErrnoException).code !== undefined) throw new RestoreError(goFsError(e, "open", cfg.snapshotPath));
     throw e;
   }
