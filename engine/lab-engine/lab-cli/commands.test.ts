@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { AddressInfo } from "node:net";
 import { parseMs, run, UsageError } from "./commands.ts";
 import { humanizeBytes } from "../../go/humanize.ts";
-import { formatEvent, statusTable } from "./format.ts";
+import { checkLine, formatEvent, statusTable } from "./format.ts";
 import type { ClusterStatus, LabEvent } from "../index.ts";
 import { noFaults } from "../types/status-types.ts";
 
@@ -109,6 +109,20 @@ describe("lab command", () => {
       at: Date.UTC(2026, 0, 1, 12, 3, 4),
     };
     expect(formatEvent(e)).toBe("12:03:04 #4 control kill m2 (cli)");
+  });
+
+  it("says in words and local time when a task passed before the cluster it checks now", () => {
+    const base = { task: "t1", title: "T", goal: null, checkedAt: "", message: "Passed earlier." };
+    const passedAt = new Date(2026, 11, 2, 21, 20).toISOString();
+    expect(checkLine({ ...base, passed: false, passedAt: null, current: null, message: "no key" })).toBe(
+      "FAIL t1: no key",
+    );
+    expect(
+      checkLine({ ...base, passed: true, passedAt, current: { passed: true, message: "ok" }, message: "ok" }),
+    ).toBe("PASS t1: ok");
+    expect(checkLine({ ...base, passed: true, passedAt, current: { passed: false, message: "no key" } })).toBe(
+      "PASS t1: passed earlier on 2 Dec, 21:20; the cluster you have now does not pass: no key",
+    );
   });
 
   it("controls several members in one command, in order, and stops at the first refusal", async () => {

@@ -13,7 +13,15 @@ import type {
 import { closeSync, openSync, readFileSync, readSync, statSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { humanizeBytes } from "../../go/humanize.ts";
-import { formatEvent, kubePodsTable, kubeStatusText, kubeSyncSummary, staticPodsTable, statusTable } from "./format.ts";
+import {
+  checkLine,
+  formatEvent,
+  kubePodsTable,
+  kubeStatusText,
+  kubeSyncSummary,
+  staticPodsTable,
+  statusTable,
+} from "./format.ts";
 import type { ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
@@ -228,7 +236,7 @@ export async function run(argv: string[], env: LabEnv, o: Output): Promise<numbe
       const results = args[0]
         ? [await c.call<TaskResult>("POST", `${S}/tasks/${encodeURIComponent(args[0])}/check`)]
         : (await c.call<{ tasks: TaskResult[] }>("POST", `${S}/check`)).tasks;
-      for (const r of results) o.out(`${r.passed ? "PASS" : "FAIL"} ${r.task}: ${r.message}`);
+      for (const r of results) o.out(checkLine(r));
       return results.every((r) => r.passed) ? 0 : 1;
     }
     case "hint": {

@@ -1,6 +1,6 @@
 // How `lab` prints: sizes like etcdctl (go-humanize's SI bytes: "25 kB", "2.1 GB"), the status table, and
 // one line per event.
-import type { ClusterStatus, LabEvent, MemberStatus } from "../index.ts";
+import type { ClusterStatus, LabEvent, MemberStatus, TaskResult } from "../index.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import type { ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
@@ -201,4 +201,23 @@ export function formatEvent(e: LabEvent): string {
           .map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`),
       ].join(" ");
   }
+}
+
+/**
+ * checkLine is `lab check`'s line for one task. A task passed earlier (before a reset, or before the cluster
+ * changed) stays passed; the line says when, in the shell's local time, and what the cluster shows now.
+ */
+export function checkLine(r: TaskResult): string {
+  if (!r.passed) return `FAIL ${r.task}: ${r.message}`;
+  if (!r.current || r.current.passed) return `PASS ${r.task}: ${r.message}`;
+  const when = r.passedAt ? ` on ${localTime(r.passedAt)}` : "";
+  return `PASS ${r.task}: passed earlier${when}; the cluster you have now does not pass: ${r.current.message}`;
+}
+
+/** localTime prints an ISO time as "2 Dec, 21:20" in the local time zone. */
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const month = d.toLocaleString("en-GB", { month: "short" });
+  const hm = `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+  return `${d.getDate()} ${month}, ${hm}`;
 }
