@@ -145,13 +145,17 @@ export class ApiServer {
     return this.up;
   }
 
-  /** client is an in-process KubeClient; its calls fail with ConnectionRefused while the server is down. */
-  client(): KubeClient {
+  /**
+   * client is an in-process KubeClient; its calls fail with ConnectionRefused while the server is down, and with
+   * the client's own timeout (rest.Config.Timeout) when `timeoutMs` is given.
+   */
+  client(opts: { timeoutMs?: number | undefined } = {}): KubeClient {
     return new InProcessClient({
       core: this.core,
       registry: this.registry,
       isUp: () => this.up,
       url: () => this.url,
+      timeoutMs: opts.timeoutMs,
     });
   }
 

@@ -1,6 +1,8 @@
 // InProcessClient: the KubeClient (engine/kube/api/client.ts) the simulated components use, calling the
 // apiserver's Core directly — the same handlers, storage and caches as the REST API. While the apiserver is
-// down every call fails with ConnectionRefused, worded as client-go's dial error.
+// down every call fails with ConnectionRefused, worded as client-go's dial error. A client made with a timeout
+// (client-go's rest.Config.Timeout, which the kubelet's heartbeat client has) gives up on a call still pending
+// then, with net/http's Client.Timeout error, while the apiserver goes on waiting for etcd.
 import {
   ApiError,
   ConnectionRefused,
@@ -21,6 +23,13 @@ export interface InProcessDeps {
   registry: Registry;
   isUp: () => boolean;
   url: () => string;
+  /** timeoutMs is the client's own deadline per call (rest.Config.Timeout); none when unset. */
+  timeoutMs?: number | undefined;
+}
+
+/** ClientTimeout is a call the client gave up on (http.Client.Timeout) before the apiserver answered. */
+export class ClientTimeout extends Error {
+  override name = "ClientTimeout";
 }
 
 /** InProcessClient implements KubeClient over the apiserver's handlers. */
@@ -47,37 +56,68 @@ export class InProcessClient implements KubeClient {
     return s;
   }
 
+  /** timed settles with `call`, or fails once the client's own timeout passes first. */
+  private timed<T>(method: string, resource: string, namespace: string, name: string, call: Promise<T>): Promise<T> {
+    const ms = this.d.timeoutMs;
+    if (!ms) return call;
+    const path = this.path(this.d.registry.byPlural(resource), resource, namespace, name);
+    return new Promise<T>((resolve, reject) => {
+      const t = setTimeout(() => {
+        const timeout = `${ms / 1000}s`;
+        reject(
+          new ClientTimeout(
+            `${method} "${this.d.url()}${path}?timeout=${timeout}": context deadline exceeded (Client.Timeout exceeded while awaiting headers)`,
+          ),
+        );
+      }, ms);
+      t.unref();
+      call.then(resolve, reject).finally(() => clearTimeout(t));
+    });
+  }
+
   get(resource: string, namespace: string, name: string): Promise<KubeObject> {
     const s = this.served("Get", resource, namespace, name);
-    return this.d.core.get(s, namespace, name);
+    return this.timed("Get", resource, namespace, name, this.d.core.get(s, namespace, name));
   }
 
   list(resource: string, namespace: string, opts: ListOptions = {}): Promise<ObjectList> {
     const s = this.served("Get", resource, namespace);
-    return this.d.core.list(s, namespace, opts);
+    return this.timed("Get", resource, namespace, "", this.d.core.list(s, namespace, opts));
   }
 
-  async create(resource: string, namespace: string, obj: KubeObject, subresource = ""): Promise<KubeObject> {
+  create(resource: string, namespace: string, obj: KubeObject, subresource = ""): Promise<KubeObject> {
     const s = this.served("Post", resource, namespace);
-    if (subresource !== "binding") return this.d.core.create(s, namespace, obj);
-    await this.d.core.bind(s, namespace, obj);
-    return { apiVersion: "v1", kind: "Status", metadata: {}, status: "Success", code: 201 } as unknown as KubeObject;
+    if (subresource !== "binding")
+      return this.timed("Post", resource, namespace, "", this.d.core.create(s, namespace, obj));
+    const bound = this.d.core
+      .bind(s, namespace, obj)
+      .then(
+        () =>
+          ({ apiVersion: "v1", kind: "Status", metadata: {}, status: "Success", code: 201 }) as unknown as KubeObject,
+      );
+    return this.timed("Post", resource, namespace, obj.metadata.name ?? "", bound);
   }
 
   update(resource: string, namespace: string, obj: KubeObject, subresource = ""): Promise<KubeObject> {
     const name = obj.metadata.name ?? "";
     const s = this.served("Put", resource, namespace, name);
-    return this.d.core.update(s, namespace, name, obj, subresource);
+    return this.timed("Put", resource, namespace, name, this.d.core.update(s, namespace, name, obj, subresource));
   }
 
   patch(resource: string, namespace: string, name: string, patch: object, subresource = ""): Promise<KubeObject> {
     const s = this.served("Patch", resource, namespace, name);
-    return this.d.core.patch(s, namespace, name, "merge", patch as never, subresource);
+    return this.timed(
+      "Patch",
+      resource,
+      namespace,
+      name,
+      this.d.core.patch(s, namespace, name, "merge", patch as never, subresource),
+    );
   }
 
   async delete(resource: string, namespace: string, name: string): Promise<void> {
     const s = this.served("Delete", resource, namespace, name);
-    await this.d.core.delete(s, namespace, name);
+    await this.timed("Delete", resource, namespace, name, this.d.core.delete(s, namespace, name));
   }
 
   watch(resource: string, namespace: string, opts: ListOptions, onEvent: (e: WatchEvent) => void): WatchHandle {

@@ -27,6 +27,8 @@ export interface SimNode {
 export interface KubeletConfig {
   node: SimNode;
   client: () => KubeClient;
+  /** heartbeatClient renews the node Lease and posts node status (client-go with a timeout); `client` if absent. */
+  heartbeatClient?: () => KubeClient;
   clock: Clock;
   timings: Timings;
   onEvent: EventSink;
@@ -90,7 +92,13 @@ export class Kubelet {
       (error) => cfg.onEvent({ type: "kube.lease.renew.failed", ...who, error }),
       () => cfg.onEvent({ type: "kube.lease.renew.ok", ...who }),
     );
-    this.leases = new NodeLeaseController(cfg.node.name, cfg.client, cfg.clock, cfg.timings, this.lease);
+    this.leases = new NodeLeaseController(
+      cfg.node.name,
+      cfg.heartbeatClient ?? cfg.client,
+      cfg.clock,
+      cfg.timings,
+      this.lease,
+    );
     this.recorder = new EventRecorder(cfg.client, cfg.clock, "kubelet", cfg.node.name);
     cfg.runtime.listen(() => this.podsChanged());
   }
@@ -184,7 +192,8 @@ export class Kubelet {
   // --- node status ------------------------------------------------------------------------------------------
 
   private async syncNodeStatus(): Promise<void> {
-    const { client, clock, timings } = this.cfg;
+    const { clock, timings } = this.cfg;
+    const client = this.cfg.heartbeatClient ?? this.cfg.client;
     const now = clock.now();
     try {
       const node = await client()

@@ -21,8 +21,11 @@ import { replicaSetWork } from "./replicaset-controller.ts";
 import { schedulerWork } from "./scheduler.ts";
 import { realTimings, type Timings } from "./timings.ts";
 
-/** ClientFor gives a component its apiserver client (the apiserver may tell callers apart by it). */
-export type ClientFor = (who: { component: string; host: string }) => KubeClient;
+/**
+ * ClientFor gives a component its apiserver client (the apiserver may tell callers apart by it); `timeoutMs` is
+ * the client's own per-call deadline (rest.Config.Timeout), as the kubelet's heartbeat client has.
+ */
+export type ClientFor = (who: { component: string; host: string; timeoutMs?: number }) => KubeClient;
 
 /** KubeSimulationOptions are a session's nodes, masters, clock and seams. */
 export interface KubeSimulationOptions {
@@ -111,6 +114,13 @@ export class KubeSimulation {
     const { clock, rng, onEvent } = opts;
     for (const node of opts.nodes) {
       const kubeletClient = this.client("kubelet", node.name);
+      // The kubelet's heartbeat client (node Lease, node status) times out after min(nodeStatusUpdateFrequency,
+      // nodeLeaseDurationSeconds): a renewal against a dead etcd fails then, not after the apiserver's 60 s.
+      const heartbeatTimeoutMs = Math.min(
+        this.timings.nodeStatusUpdateMs,
+        this.timings.nodeLeaseDurationSeconds * 1000,
+      );
+      const heartbeatClient = this.client("kubelet", node.name, heartbeatTimeoutMs);
       const runtime = new NodeRuntime(
         node.name,
         clock,
@@ -124,6 +134,7 @@ export class KubeSimulation {
       const kubelet = new Kubelet({
         node,
         client: kubeletClient,
+        heartbeatClient,
         clock,
         timings: this.timings,
         onEvent,
@@ -142,8 +153,8 @@ export class KubeSimulation {
     }
   }
 
-  private client(component: string, host: string): () => KubeClient {
-    const c = this.opts.clientFor({ component, host });
+  private client(component: string, host: string, timeoutMs?: number): () => KubeClient {
+    const c = this.opts.clientFor(timeoutMs === undefined ? { component, host } : { component, host, timeoutMs });
     return () => c;
   }
 

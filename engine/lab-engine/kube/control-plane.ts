@@ -110,7 +110,7 @@ export class ControlPlane {
     try {
       const masters = o.plan.nodes.filter((n) => n.controlPlane).map((n) => n.name);
       sim = new KubeSimulation({
-        clientFor: () => apiserver.client(),
+        clientFor: (who) => apiserver.client({ timeoutMs: who.timeoutMs }),
         nodes: o.plan.nodes.map((n) => ({ name: n.name, internalIP: n.internalIP, podCIDR: n.podCIDR })),
         masters,
         clock: realClock,
