@@ -45,6 +45,7 @@ const pureImports = {
 const layer = {
   common: { regex: "^\\.\\./", message: "engine/common imports nothing outside itself (engine/README.md)." },
   go: { regex: "^\\.\\./(?!common/)", message: "engine/go imports only engine/common (engine/README.md)." },
+  aws: { regex: "^\\.\\./", message: "engine/aws imports nothing outside itself (engine/README.md)." },
   notTools: { regex: "(^|/)tools/", message: "Only the tools import engine/tools (engine/README.md)." },
   notLabEngine: {
     regex: "(^|/)lab-engine/",
@@ -145,6 +146,7 @@ export default tseslint.config(
   },
   { files: ["engine/lab-engine/**/*.ts"], rules: restrict(layer.notTools, layer.storeClientSide) },
   { files: ["engine/go/**/*.ts"], rules: restrict(layer.go) },
+  { files: ["engine/aws/**/*.ts"], rules: restrict(layer.aws) },
   { files: ["site/**/*.{ts,mjs,js}"], rules: restrict(layer.siteEntry, layer.notLab) },
   { files: ["lab/**/*.ts"], rules: restrict(layer.labFormat) },
   {

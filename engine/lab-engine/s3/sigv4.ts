@@ -3,9 +3,20 @@
 // single URI encoding of the path, sorted query, the signed headers with trimmed values, the payload hash as
 // x-amz-content-sha256 states it), the string to sign and the derived key. Payloads are either signed (the
 // header is the body's SHA-256, which the gateway checks) or UNSIGNED-PAYLOAD; streaming (chunk-signed) uploads
-// and presigned URLs are not accepted. Written from the AWS documentation; the gateway (gateway.ts) uses it.
+// and presigned URLs are not accepted. The primitives are engine/aws/sigv4.ts; lab-s3.ts's gateway verifies with this.
 
-import { createHash, createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
+import {
+  parseAmzDate,
+  sha256Hex,
+  signature,
+  signingKey,
+  sortedQuery,
+  stringToSign,
+  uriEncode,
+} from "../../aws/sigv4.ts";
+
+export { signingKey, stringToSign };
 
 /** SigV4Auth is a parsed Authorization header. */
 export interface SigV4Auth {
@@ -39,20 +50,6 @@ export type SigV4Failure =
   | { code: "NotImplemented"; message: string }
   | { code: "XAmzContentSHA256Mismatch"; message: string };
 
-const sha256Hex = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
-const hmac = (key: Uint8Array | string, data: string) => createHmac("sha256", key).update(data).digest();
-
-/** uriEncode is AWS's UriEncode: every byte but A-Z a-z 0-9 - . _ ~ percent-encoded in upper-case hex. */
-export function uriEncode(s: string, keepSlash = false): string {
-  let out = "";
-  for (const byte of Buffer.from(s, "utf8")) {
-    const c = String.fromCharCode(byte);
-    if (/[A-Za-z0-9\-._~]/.test(c) || (keepSlash && c === "/")) out += c;
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
-}
-
 function decode(s: string): string {
   try {
     return decodeURIComponent(s.replace(/\+/g, "%20"));
@@ -73,8 +70,7 @@ export function canonicalQuery(rawQuery: string): string {
       const value = eq < 0 ? "" : p.slice(eq + 1);
       return [uriEncode(decode(name)), uriEncode(decode(value))] as const;
     });
-  pairs.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-  return pairs.map(([n, v]) => `${n}=${v}`).join("&");
+  return sortedQuery(pairs);
 }
 
 /** parseAuthorization parses an AWS4-HMAC-SHA256 Authorization header, or says how S3 rejects it. */
@@ -128,24 +124,6 @@ export function canonicalRequest(req: SigV4Request, signedHeaders: readonly stri
   );
 }
 
-/** signingKey derives SigV4's key for one day, region and service. */
-export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
-  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), "aws4_request");
-}
-
-/** stringToSign is SigV4's string to sign for an x-amz-date and the canonical request. */
-export function stringToSign(amzDate: string, scope: string, canonical: string): string {
-  return ["AWS4-HMAC-SHA256", amzDate, scope, sha256Hex(canonical)].join("\n");
-}
-
-/** parseAmzDate reads an x-amz-date (20261202T030405Z) as epoch ms, or undefined. */
-export function parseAmzDate(s: string): number | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/.exec(s);
-  if (!m) return undefined;
-  const [, y, mo, d, h, mi, se] = m.map(Number) as number[];
-  return Date.UTC(y as number, (mo as number) - 1, d, h, mi, se);
-}
-
 /**
  * verifySigV4 checks a request's header signature with `secretOf` (undefined for an unknown key) at `nowMs`, and
  * the body against a signed payload hash. It returns the access key on success.
@@ -196,9 +174,7 @@ export function verifySigV4(
   const scope = `${auth.date}/${auth.region}/${auth.service}/aws4_request`;
   const canonical = canonicalRequest(req, auth.signedHeaders, payloadHash);
   const key = signingKey(secret, auth.date, auth.region, auth.service);
-  const expected = createHmac("sha256", key)
-    .update(stringToSign(amzDate, scope, canonical))
-    .digest();
+  const expected = Buffer.from(signature(key, stringToSign(amzDate, scope, canonical)), "hex");
   const given = Buffer.from(auth.signature, "hex");
   if (given.length !== expected.length || !timingSafeEqual(given, expected) || amzDate.slice(0, 8) !== auth.date) {
     return {

@@ -1,21 +1,20 @@
 // AWS Signature Version 4 signing of S3 requests as rclone's AWS SDK (aws-sdk-go v1) sends them: header
 // authentication, the payload's SHA-256 in x-amz-content-sha256, signed headers host, x-amz-content-sha256,
-// x-amz-date and any content-md5/content-type/x-amz-* the request carries. Written from the AWS documentation.
+// x-amz-date and any content-md5/content-type/x-amz-* the request carries. The primitives are engine/aws/sigv4.ts.
 
-import { createHash, createHmac } from "node:crypto";
-
-const sha256Hex = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
-const hmac = (key: Uint8Array | string, data: string) => createHmac("sha256", key).update(data).digest();
+import {
+  formatAmzDate,
+  sha256Hex,
+  signature,
+  signingKey,
+  sortedQuery,
+  stringToSign,
+  uriEncode,
+} from "../../aws/sigv4.ts";
 
 /** s3Escape is the SDK's path escaping: RFC 3986 unreserved characters kept, "/" kept, the rest %XX. */
 export function s3Escape(s: string, keepSlash = true): string {
-  let out = "";
-  for (const byte of Buffer.from(s, "utf8")) {
-    const c = String.fromCharCode(byte);
-    if (/[A-Za-z0-9\-._~]/.test(c) || (keepSlash && c === "/")) out += c;
-    else out += `%${byte.toString(16).toUpperCase().padStart(2, "0")}`;
-  }
-  return out;
+  return uriEncode(s, keepSlash);
 }
 
 /** SignInput is one request to sign; `query` is already in canonical order and encoding. */
@@ -33,26 +32,14 @@ export interface SignInput {
   nowMs: number;
 }
 
-/** amzDate formats a time as SigV4's x-amz-date (20261202T030405Z). */
-export function amzDate(ms: number): string {
-  return new Date(ms)
-    .toISOString()
-    .replace(/[-:]/g, "")
-    .replace(/\.\d{3}/, "");
-}
-
 /** queryString encodes and sorts query parameters as SigV4's canonical query (also the URL's query). */
 export function queryString(query: readonly [string, string][]): string {
-  return query
-    .map(([k, v]) => [s3Escape(k, false), s3Escape(v, false)] as const)
-    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
-    .map(([k, v]) => `${k}=${v}`)
-    .join("&");
+  return sortedQuery(query.map(([k, v]) => [s3Escape(k, false), s3Escape(v, false)] as const));
 }
 
 /** signRequest returns the headers to send: the input's plus x-amz-date, x-amz-content-sha256, Authorization. */
 export function signRequest(r: SignInput): Record<string, string> {
-  const date = amzDate(r.nowMs);
+  const date = formatAmzDate(r.nowMs);
   const day = date.slice(0, 8);
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(r.headers)) headers[k.toLowerCase()] = v;
@@ -71,10 +58,8 @@ export function signRequest(r: SignInput): Record<string, string> {
     headers["x-amz-content-sha256"],
   ].join("\n");
   const scope = `${day}/${r.region}/s3/aws4_request`;
-  const toSign = ["AWS4-HMAC-SHA256", date, scope, sha256Hex(canonical)].join("\n");
-  const key = hmac(hmac(hmac(hmac(`AWS4${r.secretAccessKey}`, day), r.region), "s3"), "aws4_request");
-  const signature = createHmac("sha256", key).update(toSign).digest("hex");
+  const sig = signature(signingKey(r.secretAccessKey, day, r.region, "s3"), stringToSign(date, scope, canonical));
   headers["authorization"] =
-    `AWS4-HMAC-SHA256 Credential=${r.accessKeyId}/${scope}, SignedHeaders=${signed.join(";")}, Signature=${signature}`;
+    `AWS4-HMAC-SHA256 Credential=${r.accessKeyId}/${scope}, SignedHeaders=${signed.join(";")}, Signature=${sig}`;
   return headers;
 }
