@@ -7,9 +7,9 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { armor, Decrypter, generateX25519Identity, identityToRecipient } from "age-encryption";
-import type { BackupBucket, BackupKey } from "../types/check-context.ts";
+import type { BackupBucket, BackupKey, BucketObject } from "../types/check-context.ts";
 import { ClusterPki, kubeadmConfig, type PkiFiles } from "./pki.ts";
-import { LabS3, type S3ObjectVersion } from "../s3/lab-s3.ts";
+import { LabS3 } from "../s3/lab-s3.ts";
 
 /** BackupOptions are a lab's backup settings. */
 export interface BackupOptions {
@@ -28,7 +28,7 @@ export interface BootInputs {
   /** encryptionConfig is the apiserver's EncryptionConfiguration, copied to each master (null: none). */
   encryptionConfig: string | null;
   /** onWrite is told of each new object version in the bucket (boot only). */
-  onWrite?: (v: S3ObjectVersion) => void;
+  onWrite?: (v: BucketObject) => void;
 }
 
 /** backupKeyPath is where the learner finds the age recipient, relative to home/. */
@@ -59,7 +59,7 @@ export class BackupKit {
    * startEndpoint (re)starts the S3 endpoint with an empty bucket (when the lab has one). The session calls it
    * first, before any shell starts: shells get the endpoint's address and key in their environment.
    */
-  async startEndpoint(onWrite?: (v: S3ObjectVersion) => void): Promise<void> {
+  async startEndpoint(onWrite?: (v: BucketObject) => void): Promise<void> {
     if (!this.options.s3) return;
     await this.s3?.stop();
     this.s3 = await LabS3.start(onWrite ? { onWrite } : {});

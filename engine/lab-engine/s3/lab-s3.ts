@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { errorXml, operationOf, parseTarget, requestId, statusOf, type S3Operation } from "./s3-api.ts";
 import { verifySigV4 } from "./sigv4.ts";
+import type { BucketObject } from "../types/check-context.ts";
 
 /** S3Credentials are one access key pair. */
 export interface S3Credentials {
@@ -24,24 +25,11 @@ export interface S3Credentials {
   secretAccessKey: string;
 }
 
-/** S3ObjectVersion is one stored version of an object. */
-export interface S3ObjectVersion {
-  key: string;
-  versionId: string;
-  size: number;
-  etag: string;
-  lastModifiedMs: number;
-  /** isLatest marks the version a GET of the key returns. */
-  isLatest: boolean;
-  /** by says which key wrote it. */
-  by: "learner" | "engine";
-}
-
 /** LabS3Options configure an endpoint. */
 export interface LabS3Options {
   bucket?: string;
   /** onWrite is told of every new version (the session may log it as an event). */
-  onWrite?: (v: S3ObjectVersion) => void;
+  onWrite?: (v: BucketObject) => void;
   /** maxBodyBytes bounds one request's body (default 512 MiB). */
   maxBodyBytes?: number;
 }
@@ -119,7 +107,7 @@ export class LabS3 {
   readonly learner: S3Credentials = newCredentials("AKIALAB");
   readonly reader: S3Credentials = newCredentials("AKIAENG");
   private readonly versionsBucket: string;
-  private readonly versions: S3ObjectVersion[] = [];
+  private readonly versions: BucketObject[] = [];
   private dir = "";
   private socketPath = "";
   private app: S3rverApp | undefined;
@@ -188,7 +176,7 @@ export class LabS3 {
   }
 
   /** list returns every stored version whose key starts with `prefix`, newest first. */
-  list(prefix = ""): S3ObjectVersion[] {
+  list(prefix = ""): BucketObject[] {
     return this.versions.filter((v) => v.key.startsWith(prefix)).reverse();
   }
 
@@ -319,7 +307,7 @@ export class LabS3 {
     await store.copyObject(bucket, key, this.versionsBucket, versionId);
     const meta = await store.getMetadata(bucket, key);
     for (const v of this.versions) if (v.key === key) v.isLatest = false;
-    const v: S3ObjectVersion = {
+    const v: BucketObject = {
       key,
       versionId,
       size: Number(meta["content-length"] ?? 0),
