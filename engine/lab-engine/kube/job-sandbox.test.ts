@@ -110,11 +110,10 @@ describe("the Job sandbox", () => {
     );
     expect(big.evicted).toBe('Usage of EmptyDir volume "work" exceeds the limit "1Mi". ');
     const stop = new AbortController();
-    const started = Date.now();
     const run = r.run(req(["sleep", "30"], { signal: stop.signal }));
     setTimeout(() => stop.abort(), 200);
+    // 137 is SIGKILL's: a sleep left alone would have exited 0.
     expect((await run).exitCode).toBe(137);
-    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it("cuts output, and says so when bubblewrap is missing", async () => {

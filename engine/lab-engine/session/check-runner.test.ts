@@ -167,9 +167,8 @@ describe("runBounded", () => {
   });
 
   it("answers once the program exited even if a background job holds its pipes", async () => {
-    const t0 = Date.now();
+    // Had it waited for the pipes to close, stdout would end with "late".
     const r = await runBounded("bash", ["-c", "(sleep 5; echo late) & echo early"], tmpdir(), env, 20_000);
     expect(r).toMatchObject({ code: 0, stdout: "early\n" });
-    expect(Date.now() - t0).toBeLessThan(4000);
   });
 });

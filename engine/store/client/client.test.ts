@@ -85,12 +85,13 @@ describe("EtcdClient KV over the in-memory fixture", () => {
   it("an unreachable endpoint: the call waits until its deadline, then `context deadline exceeded`", async () => {
     const port = await deadPort();
     const failures: RetryFailure[] = [];
-    const c = client([`127.0.0.1:${port}`], { onRetryFailure: (f) => failures.push(f) });
+    // The client's own command timeout is a minute: ending well before it, the call kept its own 700 ms.
+    const c = client([`127.0.0.1:${port}`], { onRetryFailure: (f) => failures.push(f), commandTimeoutMs: 60_000 });
     const t0 = Date.now();
     const err = (await c.get("foo", { timeoutMs: 700 }).catch((e: unknown) => e)) as EtcdClientError;
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(690);
-    expect(took).toBeLessThan(2000);
+    expect(took).toBeLessThan(30_000);
     expect([err.kind, err.message]).toEqual(["context", "context deadline exceeded"]);
     expect(failures).toHaveLength(1);
     const line = formatRetryWarning(failures[0]!);
@@ -147,10 +148,10 @@ describe("EtcdClient retries (clientv3 retry_interceptor)", () => {
         },
       }),
     );
-    const c = client([endpoint], { maxUnaryRetries: 1000 });
+    const c = client([endpoint], { maxUnaryRetries: 1_000_000, commandTimeoutMs: 60_000 });
     const t0 = Date.now();
     const err = (await c.get("x", { timeoutMs: 400 }).catch((e: unknown) => e)) as EtcdClientError;
-    expect(Date.now() - t0).toBeLessThan(1500);
+    expect(Date.now() - t0).toBeLessThan(30_000);
     expect(["etcdserver: request timed out", "context deadline exceeded"]).toContain(err.message);
   });
 
@@ -397,8 +398,8 @@ describe("clientv3 behaviours etcdctl relies on", () => {
     const c = client([endpoint], { firstKeepAliveTimeoutMs: 300 });
     const t0 = Date.now();
     expect(await c.leaseKeepAlive(7n).next()).toBeUndefined();
+    // The server never answers: only the first-keepalive timeout ends the stream.
     expect(Date.now() - t0).toBeGreaterThanOrEqual(290);
-    expect(Date.now() - t0).toBeLessThan(2000);
   });
 
   it("a watch halts on `etcdserver: no leader`, and delivers a create that is canceled at once", async () => {
