@@ -6,7 +6,8 @@
 import { createHash, createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LabS3, type S3Credentials } from "./lab-s3.ts";
-import { canonicalRequest, signingKey, stringToSign } from "./sigv4.ts";
+import { canonicalRequest } from "./sigv4.ts";
+import { signingKey, stringToSign } from "../../aws/sigv4.ts";
 
 let s3: LabS3;
 const writes: string[] = [];

@@ -16,8 +16,6 @@ import {
   uriEncode,
 } from "../../aws/sigv4.ts";
 
-export { signingKey, stringToSign };
-
 /** SigV4Auth is a parsed Authorization header. */
 export interface SigV4Auth {
   accessKeyId: string;

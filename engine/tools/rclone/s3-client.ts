@@ -3,7 +3,8 @@
 // id: …, host id: …`; a HEAD has no body, so its 403 prints `Forbidden: Forbidden`.
 
 import { createHash } from "node:crypto";
-import { queryString, s3Escape, signRequest } from "./sigv4.ts";
+import { uriEncode } from "../../aws/sigv4.ts";
+import { queryString, signRequest } from "./sigv4.ts";
 
 /** S3Remote is a configured s3 remote's connection settings. */
 export interface S3Remote {
@@ -101,7 +102,7 @@ export class S3Client {
     const base = new URL(
       this.remote.endpoint.includes("://") ? this.remote.endpoint : `https://${this.remote.endpoint}`,
     );
-    const path = `${base.pathname.replace(/\/+$/, "")}/${bucket === "" ? "" : s3Escape(bucket)}${key === "" ? "" : `/${s3Escape(key)}`}`;
+    const path = `${base.pathname.replace(/\/+$/, "")}/${bucket === "" ? "" : uriEncode(bucket, true)}${key === "" ? "" : `/${uriEncode(key, true)}`}`;
     const query = opts.query ?? [];
     const body = opts.body ?? new Uint8Array();
     const headers = signRequest({

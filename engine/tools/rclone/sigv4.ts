@@ -12,11 +12,6 @@ import {
   uriEncode,
 } from "../../aws/sigv4.ts";
 
-/** s3Escape is the SDK's path escaping: RFC 3986 unreserved characters kept, "/" kept, the rest %XX. */
-export function s3Escape(s: string, keepSlash = true): string {
-  return uriEncode(s, keepSlash);
-}
-
 /** SignInput is one request to sign; `query` is already in canonical order and encoding. */
 export interface SignInput {
   method: string;
@@ -34,7 +29,7 @@ export interface SignInput {
 
 /** queryString encodes and sorts query parameters as SigV4's canonical query (also the URL's query). */
 export function queryString(query: readonly [string, string][]): string {
-  return sortedQuery(query.map(([k, v]) => [s3Escape(k, false), s3Escape(v, false)] as const));
+  return sortedQuery(query.map(([k, v]) => [uriEncode(k), uriEncode(v)] as const));
 }
 
 /** signRequest returns the headers to send: the input's plus x-amz-date, x-amz-content-sha256, Authorization. */
