@@ -32,6 +32,11 @@ export class ClientTimeout extends Error {
   override name = "ClientTimeout";
 }
 
+/** sub is a name with its subresource as the URL carries it (`k8s-node-1/status`). */
+function sub(name: string, subresource: string): string {
+  return subresource ? `${name}/${subresource}` : name;
+}
+
 /** InProcessClient implements KubeClient over the apiserver's handlers. */
 export class InProcessClient implements KubeClient {
   constructor(private readonly d: InProcessDeps) {}
@@ -95,13 +100,19 @@ export class InProcessClient implements KubeClient {
         () =>
           ({ apiVersion: "v1", kind: "Status", metadata: {}, status: "Success", code: 201 }) as unknown as KubeObject,
       );
-    return this.timed("Post", resource, namespace, obj.metadata.name ?? "", bound);
+    return this.timed("Post", resource, namespace, `${obj.metadata.name ?? ""}/binding`, bound);
   }
 
   update(resource: string, namespace: string, obj: KubeObject, subresource = ""): Promise<KubeObject> {
     const name = obj.metadata.name ?? "";
     const s = this.served("Put", resource, namespace, name);
-    return this.timed("Put", resource, namespace, name, this.d.core.update(s, namespace, name, obj, subresource));
+    return this.timed(
+      "Put",
+      resource,
+      namespace,
+      sub(name, subresource),
+      this.d.core.update(s, namespace, name, obj, subresource),
+    );
   }
 
   patch(resource: string, namespace: string, name: string, patch: object, subresource = ""): Promise<KubeObject> {
@@ -110,7 +121,7 @@ export class InProcessClient implements KubeClient {
       "Patch",
       resource,
       namespace,
-      name,
+      sub(name, subresource),
       this.d.core.patch(s, namespace, name, "merge", patch as never, subresource),
     );
   }
