@@ -24,7 +24,7 @@ describe("server progress", () => {
             passedAt: "2026-01-01T00:00:00Z",
             hintsRevealed: 0,
             attempts: 0,
-            solvedBy: "learner",
+            solvedBy: "learner" as const,
           },
           "write-after-recovery": { passed: false, passedAt: null, hintsRevealed: 2, attempts: 1, solvedBy: null },
         },
