@@ -59,15 +59,20 @@ export function attachTerminal(ws: WebSocket, session: LabSession, query: URLSea
   ws.on("message", (data, isBinary) => {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     if (buf.length > inputBytesMax) return ws.close(1009, `message over ${inputBytesMax} bytes`);
-    if (isBinary) return terminal.write(buf);
+    if (isBinary) {
+      session.touch(); // typing is activity: an idle session is reaped after --idle-timeout
+      return terminal.write(buf);
+    }
     let msg: { type?: unknown; data?: unknown; cols?: unknown; rows?: unknown };
     try {
       msg = JSON.parse(buf.toString("utf8")) as typeof msg;
     } catch {
       return;
     }
-    if (msg.type === "input" && typeof msg.data === "string") terminal.write(msg.data);
-    else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
+    if (msg.type === "input" && typeof msg.data === "string") {
+      session.touch();
+      terminal.write(msg.data);
+    } else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
       terminal.resize(msg.cols, msg.rows);
   });
   ws.on("close", () => {
