@@ -356,6 +356,8 @@ describe.skipIf(!backend)(`workshop mode (${backend ?? "no backend"})`, () => {
     expect([full.status, full.body.error.code]).toEqual([503, "workshop_full"]);
     expect(full.body.error.message).toBe("The workshop is full: every lab slot is in use. Ask your instructor.");
     expect((await call<{ full: boolean }>(s, "GET", "/api/workshop")).body.full).toBe(true);
+    // A learner who has a session gets it back from a full server (a page reload).
+    expect((await call(s, "POST", "/api/sessions", { lab: "00-example" }, cookieOf(b))).status).toBe(200);
     const ended = await call(
       s,
       "POST",

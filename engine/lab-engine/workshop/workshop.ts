@@ -126,12 +126,14 @@ export class Workshop {
     return l;
   }
 
-  /** admit says whether a learner may open a session now (403 event_closed, 503 workshop_full otherwise). */
+  /**
+   * admit says whether a learner may open a session now: 403 event_closed unless their event is open. (The
+   * server-wide cap is the manager's: its refusal becomes 503 workshop_full, and a session the learner has is
+   * handed back even when the server is full.)
+   */
   admit(learnerId: string): void {
-    const e = this.eventOf(learnerId);
-    const state = eventState(e, this.now());
+    const state = eventState(this.eventOf(learnerId), this.now());
     if (state !== "open") throw closedError(state);
-    if (this.o.manager.count() >= this.o.maxSessions) throw new ApiHttpError(503, "workshop_full", fullMessage);
   }
 
   /** opened is told of a session the learner opened: created while the event ended, it is destroyed. */
