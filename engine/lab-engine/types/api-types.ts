@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | "busy"
   | "invalid_state"
   | "session_limit"
+  | "too_large"
   | "cluster_error"
   | "timeout"
   | "internal"
