@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ApiHttpError, sendJson } from "../http/api-error.ts";
 import { learnerCookie, parseCookies, sameToken } from "../http/auth.ts";
 import { check, readBody } from "../http/router.ts";
+import { guardWebSocket } from "../http/ws-guard.ts";
 import type { LabSession } from "../session/session.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
@@ -179,7 +180,7 @@ export class Workshop {
       const eid = url.searchParams.get("event") ?? "";
       if (!this.registry.event(eid)) throw new ApiHttpError(404, "not_found", `no event "${eid}"`);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        ws.on("error", () => ws.terminate());
+        guardWebSocket(ws);
         const off = this.hub.subscribe(eid, (text) => ws.readyState === ws.OPEN && ws.send(text));
         ws.on("close", off);
       });
@@ -189,7 +190,10 @@ export class Workshop {
     const tid = url.searchParams.get("terminal") || "main";
     const terminal = session.terminal(tid);
     if (!terminal) throw new ApiHttpError(404, "not_found", `no terminal "${tid}" in session ${session.id}`);
-    wss.handleUpgrade(req, socket, head, (ws) => watchTerminal(ws, terminal));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      guardWebSocket(ws);
+      watchTerminal(ws, terminal);
+    });
     return true;
   }
 
@@ -528,7 +532,6 @@ function isLoopback(addr: string): boolean {
 
 /** watchTerminal attaches a viewer that sees a shell's output and cannot type into it. */
 function watchTerminal(ws: WebSocket, terminal: NonNullable<ReturnType<LabSession["terminal"]>>): void {
-  ws.on("error", () => ws.terminate());
   const detach = terminal.attach(
     {
       output: (data) => ws.readyState === ws.OPEN && ws.send(data, { binary: true }),
