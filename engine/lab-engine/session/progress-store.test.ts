@@ -30,4 +30,18 @@ describe("progress store", () => {
     const s = new ProgressStore(mkdtempSync(join(tmpdir(), "etcd-lab-progress-")));
     expect(() => s.update("../x", "l", "t", (p) => p)).toThrow('invalid learner id "../x"');
   });
+
+  it("tells listeners of every update and clear, until they stop", () => {
+    const s = new ProgressStore(mkdtempSync(join(tmpdir(), "etcd-lab-progress-")));
+    const seen: unknown[] = [];
+    const stop = s.listen((c) => seen.push(c));
+    s.update("learner1", "01-x", "t1", (p) => ({ ...p, hintsRevealed: 1 }));
+    s.clear("learner1", "01-x");
+    stop();
+    s.update("learner1", "01-x", "t1", (p) => p);
+    expect(seen).toEqual([
+      { learner: "learner1", lab: "01-x", task: "t1", progress: { passed: false, passedAt: null, hintsRevealed: 1 } },
+      { learner: "learner1", lab: "01-x", task: null, progress: null },
+    ]);
+  });
 });

@@ -11,9 +11,18 @@ interface LearnerFile {
   labs: Record<string, Record<string, TaskProgress>>;
 }
 
+/** ProgressChange is one update or clear of a learner's progress (task null: the whole lab was cleared). */
+export interface ProgressChange {
+  learner: string;
+  lab: string;
+  task: string | null;
+  progress: TaskProgress | null;
+}
+
 /** ProgressStore reads and writes progress per learner. */
 export class ProgressStore {
   private readonly cache = new Map<string, LearnerFile>();
+  private readonly listeners = new Set<(c: ProgressChange) => void>();
 
   constructor(readonly dir: string) {
     mkdirSync(dir, { recursive: true });
@@ -42,7 +51,14 @@ export class ProgressStore {
     const next = change(this.task(learner, lab, task));
     labTasks[task] = next;
     this.save(learner, f);
+    this.emit({ learner, lab, task, progress: { ...next } });
     return { ...next };
+  }
+
+  /** listen calls `fn` after every update and clear; it returns the function that stops it. */
+  listen(fn: (c: ProgressChange) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   /** clear forgets a learner's progress in one lab. */
@@ -50,6 +66,17 @@ export class ProgressStore {
     const f = this.load(learner);
     delete f.labs[lab];
     this.save(learner, f);
+    this.emit({ learner, lab, task: null, progress: null });
+  }
+
+  private emit(c: ProgressChange): void {
+    for (const fn of this.listeners) {
+      try {
+        fn(c);
+      } catch (err) {
+        console.error("progress listener:", err);
+      }
+    }
   }
 
   private file(learner: string): string {
