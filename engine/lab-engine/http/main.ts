@@ -11,6 +11,7 @@ import { connectEtcd } from "../cluster/etcd-connection.ts";
 import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
 import { labHome } from "../session/workspace.ts";
 import { startLabServer } from "./server.ts";
+import { loadLtiConfig } from "../lti/lti-config.ts";
 
 const help = `Usage: lab-server [flags]
 
@@ -30,6 +31,8 @@ Flags (each also read from the environment variable shown):
   --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
   --warm-pool <n>                  clusters kept started per cluster shape, handed to new sessions (ETCD_LAB_WARM_POOL,
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
+  --lti-config <file>              be an LTI 1.3 tool for the platforms this JSON file registers (ETCD_LAB_LTI_CONFIG;
+                                   docs/lti.md): launches at /lti/login and /lti/launch, grades posted as tasks pass
 `;
 
 /** defaultBackend is ours when it is built, else real etcd when it is installed, else ours (to say why not). */
@@ -64,6 +67,7 @@ const { values } = parseArgs({
     "max-sessions-per-learner": { type: "string" },
     "idle-timeout": { type: "string" },
     "warm-pool": { type: "string" },
+    "lti-config": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
   strict: true,
@@ -94,6 +98,13 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
+const ltiFile = values["lti-config"] ?? env["ETCD_LAB_LTI_CONFIG"];
+let lti;
+try {
+  lti = ltiFile ? loadLtiConfig(resolve(ltiFile)) : undefined;
+} catch (err) {
+  fail((err as Error).message);
+}
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 
 const server = await startLabServer({
@@ -118,6 +129,7 @@ const server = await startLabServer({
   warmPerShape: int(pick(values["warm-pool"], "ETCD_LAB_WARM_POOL", "1"), "--warm-pool", 0),
   version,
   connect: connectEtcd,
+  lti,
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);

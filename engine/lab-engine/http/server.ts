@@ -30,6 +30,8 @@ import { apiRoutes } from "./routes.ts";
 import { dispatch, readBody } from "./router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
+import type { LtiConfig } from "../lti/lti-config.ts";
+import { LtiTool } from "../lti/lti-tool.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -48,6 +50,8 @@ export interface LabServerOptions {
   warmPerShape?: number;
   version: string;
   connect(endpoints: string[]): Connection;
+  /** lti makes the server an LTI 1.3 tool for these platforms (--lti-config; docs/lti.md). */
+  lti?: LtiConfig | undefined;
 }
 
 /** LabServer is a running lab server. */
@@ -58,6 +62,8 @@ export interface LabServer {
   token: string;
   port: number;
   manager: SessionManager;
+  /** lti is the LTI tool when the server was given a registration (null otherwise). */
+  lti: LtiTool | null;
   close(): Promise<void>;
 }
 
@@ -89,11 +95,24 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   let origins = new Set<string>();
   const anyHost = o.host === "0.0.0.0" || o.host === "::";
   const authCfg = () => ({ token, port, sessionByToken: (t: string) => manager.byToken(t)?.id });
+  const lti = o.lti
+    ? await LtiTool.start({
+        config: o.lti,
+        home: o.home,
+        labs: o.labs,
+        progress: manager.progress,
+        baseUrl: () => baseUrl,
+        loginCookies: (learnerId) => authCookies({ token, port }, learnerId),
+        isAdmin: (req) => sameToken(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1], token),
+      })
+    : null;
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://x");
     res.setHeader("x-frame-options", "SAMEORIGIN");
     try {
+      // Before the Origin and token checks: a platform's launch is a cross-site form post (lti/lti-tool.ts).
+      if (lti && url.pathname.startsWith("/lti/") && (await lti.handle(req, res, url))) return;
       if (!originAllowed(req, origins, anyHost)) {
         throw new ApiHttpError(
           403,
@@ -193,7 +212,9 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     token,
     port,
     manager,
+    lti,
     close: async () => {
+      lti?.close();
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
