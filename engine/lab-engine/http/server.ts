@@ -102,6 +102,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         labs: o.labs,
         progress: manager.progress,
         baseUrl: () => baseUrl,
+        // NB: the single-user cookies; with workshop mode's signed learner cookie, that one (one mechanism).
         loginCookies: (learnerId) => authCookies({ token, port }, learnerId),
         isAdmin: (req) => sameToken(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1], token),
       })
