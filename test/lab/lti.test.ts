@@ -11,7 +11,7 @@ import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.
 import { parseLtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 import { ltiLearnerId } from "../../engine/lab-engine/lti/lti-tool.ts";
 import { scoreOf } from "../../engine/lab-engine/lti/grades.ts";
-import type { LabDefinition } from "../../engine/lab-engine/index.ts";
+import type { LabDefinition, LabProgress } from "../../engine/lab-engine/index.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 import { startTestPlatform, type TestPlatform } from "./lti-platform.ts";
 
@@ -41,7 +41,7 @@ describe("the LTI registration file", () => {
   it("resolves deployments and defaults", () => {
     const c = parseLtiConfig({ platforms: [{ ...good, deployment_ids: ["2", "1"] }] }, "lti.json");
     expect(c.platforms[0]?.deploymentIds).toEqual(["1", "2"]);
-    expect(c).toMatchObject({ toolUrl: null, hintWeight: 0 });
+    expect(c).toMatchObject({ toolUrl: null, hintWeight: 0, solveCredit: 0 });
   });
 
   it("names the file and the bad field", () => {
@@ -67,30 +67,50 @@ describe("scoreOf", () => {
       { id: "c", hints: ["h"] },
     ],
   } as unknown as LabDefinition;
-  const p = (tasks: Record<string, { passed: boolean; hintsRevealed: number }>) => ({
+  type T = { passed: boolean; hintsRevealed: number; solvedBy?: "solve" };
+  const p = (tasks: Record<string, T>): LabProgress => ({
     lab: "x",
-    tasks: Object.fromEntries(Object.entries(tasks).map(([k, v]) => [k, { ...v, passedAt: null }])),
+    tasks: Object.fromEntries(
+      Object.entries(tasks).map(([k, v]) => [
+        k,
+        { passedAt: null, attempts: 0, ...v, solvedBy: v.passed ? (v.solvedBy ?? "learner") : null },
+      ]),
+    ),
   });
+  const g = (hintWeight: number, solveCredit = 0) => ({ hintWeight, solveCredit });
 
   it("gives partial credit, weighs hints and says how far grading is", () => {
-    expect(scoreOf(lab, p({ a: { passed: false, hintsRevealed: 2 } }), 0.5)).toEqual({
+    expect(scoreOf(lab, p({ a: { passed: false, hintsRevealed: 2 } }), g(0.5))).toEqual({
       activityProgress: "Started",
       gradingProgress: "NotReady",
     });
-    expect(
-      scoreOf(lab, p({ a: { passed: true, hintsRevealed: 1 }, b: { passed: true, hintsRevealed: 0 } }), 0.5),
-    ).toEqual({ scoreGiven: 1.75, scoreMaximum: 3, activityProgress: "InProgress", gradingProgress: "Pending" });
+    const some = p({ a: { passed: true, hintsRevealed: 1 }, b: { passed: true, hintsRevealed: 0 } });
+    expect(scoreOf(lab, some, g(0.5))).toEqual({
+      scoreGiven: 1.75,
+      scoreMaximum: 3,
+      activityProgress: "InProgress",
+      gradingProgress: "Pending",
+    });
     const all = p({
       a: { passed: true, hintsRevealed: 2 },
       b: { passed: true, hintsRevealed: 0 },
       c: { passed: true, hintsRevealed: 5 },
     });
-    expect(scoreOf(lab, all, 0)).toMatchObject({
+    expect(scoreOf(lab, all, g(0))).toMatchObject({
       scoreGiven: 3,
       activityProgress: "Completed",
       gradingProgress: "FullyGraded",
     });
-    expect(scoreOf(lab, all, 1)).toMatchObject({ scoreGiven: 1, scoreMaximum: 3 });
+    expect(scoreOf(lab, all, g(1))).toMatchObject({ scoreGiven: 1, scoreMaximum: 3 });
+  });
+
+  it("gives a task passed by Solve only solve_credit of its credit", () => {
+    const solved = p({
+      a: { passed: true, hintsRevealed: 0, solvedBy: "solve" },
+      b: { passed: true, hintsRevealed: 0 },
+    });
+    expect(scoreOf(lab, solved, g(0))).toMatchObject({ scoreGiven: 1, activityProgress: "InProgress" });
+    expect(scoreOf(lab, solved, g(0, 0.5))).toMatchObject({ scoreGiven: 1.5 });
   });
 });
 
@@ -345,5 +365,15 @@ describe("the lab server as an LTI 1.3 tool", () => {
       ]);
       expect((await fetch(`${t.server.url}/lti/status`, { headers: { cookie: cookies } })).status).toBe(401);
     }, 120_000);
+
+    it("grades a second student of the same link on the same line item", async () => {
+      const { auth, cookie } = await login("student-43", "lesson-0");
+      expect((await post(await platformForm(auth), cookie)).status).toBe(200);
+      const theirs = await poll(() => platform.scores.find((s) => s.body["userId"] === "student-43"), "their score");
+      expect(theirs.body).toMatchObject({ activityProgress: "Started", gradingProgress: "NotReady" });
+      expect(theirs.lineitem).toBe(platform.lineItems[0]?.["id"]);
+      expect(platform.lineItems).toHaveLength(1);
+      expect(platform.problems).toEqual([]);
+    }, 60_000);
   });
 });

@@ -28,14 +28,21 @@ export interface GradeLink {
 /** ScoreOf is the grade of a lab's progress, without userId and timestamp. */
 export type LabScore = Omit<Score, "userId" | "timestamp">;
 
+/** Grading is how credit is counted (the registration file's hint_weight and solve_credit). */
+export interface Grading {
+  hintWeight: number;
+  solveCredit: number;
+}
+
 /**
- * scoreOf grades a learner's progress in a lab: a passed task earns 1 − hintWeight × (hints revealed / hints of
- * the task), a task not passed 0; scoreGiven is their sum (two decimals), scoreMaximum the number of tasks.
+ * scoreOf grades a learner's progress in a lab: a task the learner passed earns 1 − hintWeight × (hints revealed /
+ * hints of the task), one passed by the Solve button solveCredit × that, a task not passed 0; scoreGiven is their
+ * sum (two decimals), scoreMaximum the number of tasks.
  * Progress is truthful to AGS' meanings: nothing passed yet is Started/NotReady (no score), some passed is
  * InProgress/Pending (a partial score that will be updated without anyone's intervention), all passed is
  * Completed/FullyGraded.
  */
-export function scoreOf(lab: LabDefinition, progress: LabProgress, hintWeight: number): LabScore {
+export function scoreOf(lab: LabDefinition, progress: LabProgress, g: Grading): LabScore {
   let given = 0;
   let passed = 0;
   for (const t of lab.tasks) {
@@ -43,7 +50,8 @@ export function scoreOf(lab: LabDefinition, progress: LabProgress, hintWeight: n
     if (!p?.passed) continue;
     passed++;
     const hints = t.hints.length;
-    given += hints === 0 ? 1 : 1 - hintWeight * (Math.min(p.hintsRevealed, hints) / hints);
+    const credit = hints === 0 ? 1 : 1 - g.hintWeight * (Math.min(p.hintsRevealed, hints) / hints);
+    given += p.solvedBy === "solve" ? g.solveCredit * credit : credit;
   }
   const max = lab.tasks.length;
   if (passed === 0) return { activityProgress: "Started", gradingProgress: "NotReady" };
@@ -81,7 +89,7 @@ export interface GradeBookOptions {
   file: string;
   platforms: readonly Platform[];
   key: ToolKey;
-  hintWeight: number;
+  grading: Grading;
   lab(id: string): LabDefinition | undefined;
   progress(learner: string, lab: string): LabProgress;
   /** retryBaseMs is the first retry's delay (doubled each time, at most retryMaxMs). */
@@ -198,7 +206,7 @@ export class GradeBook {
       this.save();
     }
     if (!link.scope.includes(agsScopes.score)) throw new AgsError("the launch did not grant the score scope", false);
-    const score = scoreOf(lab, this.o.progress(link.learner, link.lab), this.o.hintWeight);
+    const score = scoreOf(lab, this.o.progress(link.learner, link.lab), this.o.grading);
     const last = s.status.lastPosted;
     if (last && sameScore(last, score)) return;
     // AGS: a platform ignores a score older than the last one it took, so timestamps only increase.

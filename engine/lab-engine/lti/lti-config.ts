@@ -52,6 +52,11 @@ const configSchema = z
      * hints cost nothing.
      */
     hint_weight: z.number({ invalid_type_error: "expected hint_weight as a number" }).min(0).max(1).optional(),
+    /**
+     * solve_credit in [0, 1]: what a task passed by the Solve button (its scripted solution typed for the learner)
+     * earns of its credit. 0 (default): nothing, the work was not the learner's.
+     */
+    solve_credit: z.number({ invalid_type_error: "expected solve_credit as a number" }).min(0).max(1).optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -79,6 +84,7 @@ export interface LtiConfig {
   platforms: Platform[];
   toolUrl: string | null;
   hintWeight: number;
+  solveCredit: number;
 }
 
 /** LtiConfigError is an unreadable or invalid registration file; the message names the file and each bad field. */
@@ -109,6 +115,7 @@ export function parseLtiConfig(value: unknown, file: string): LtiConfig {
     })),
     toolUrl: c.tool_url?.replace(/\/$/, "") ?? null,
     hintWeight: c.hint_weight ?? 0,
+    solveCredit: c.solve_credit ?? 0,
   };
 }
 

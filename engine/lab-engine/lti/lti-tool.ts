@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
 import type { ProgressStore } from "../session/progress-store.ts";
 import { parseCookies } from "../http/auth.ts";
-import { bodyBytesMax } from "../http/router.ts";
+import { readBodyText } from "../http/router.ts";
 import { GradeBook } from "./grades.ts";
 import { LaunchVerifier, LtiRefusal, stateCookie, stateTtlMs, type Launch } from "./launch.ts";
 import type { LtiConfig } from "./lti-config.ts";
@@ -67,7 +67,7 @@ export class LtiTool {
       file: join(o.home, "lti", "links.json"),
       platforms: o.config.platforms,
       key,
-      hintWeight: o.config.hintWeight,
+      grading: { hintWeight: o.config.hintWeight, solveCredit: o.config.solveCredit },
       lab: (id) => o.labs.find((l) => l.id === id),
       progress: (learner, lab) => o.progress.lab(learner, lab),
       ...(o.retryBaseMs !== undefined ? { retryBaseMs: o.retryBaseMs } : {}),
@@ -229,19 +229,12 @@ function refuse(req: IncomingMessage, res: ServerResponse, e: LtiRefusal): void 
   json(res, e.status, { error: { code, message: e.message } });
 }
 
-/** readForm reads an application/x-www-form-urlencoded body of at most bodyBytesMax bytes. */
+/** readForm reads an application/x-www-form-urlencoded body (at most bodyBytesMax bytes, as every body). */
 async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/x-www-form-urlencoded")
     throw new LtiRefusal(400, `expected a form (application/x-www-form-urlencoded), got ${type || "no content type"}`);
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    bytes += c.length;
-    if (bytes > bodyBytesMax) throw new LtiRefusal(413, `request body over ${bodyBytesMax} bytes`);
-    chunks.push(c);
-  }
-  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+  return new URLSearchParams(await readBodyText(req));
 }
 
 function escapeHtml(s: string): string {
