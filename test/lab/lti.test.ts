@@ -7,11 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "jose";
 import type { Session, TaskResult } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
+import { connectEtcd, EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { parseLtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 import { ltiLearnerId } from "../../engine/lab-engine/lti/lti-tool.ts";
 import { scoreOf } from "../../engine/lab-engine/lti/grades.ts";
 import type { LabDefinition, LabProgress } from "../../engine/lab-engine/index.ts";
+import { startLabServer } from "../../engine/lab-engine/http/server.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 import { startTestPlatform, type TestPlatform } from "./lti-platform.ts";
 
@@ -56,6 +57,24 @@ describe("the LTI registration file", () => {
       'platforms[0]: unknown field "clientid"',
     );
     expect(() => parseLtiConfig({ platforms: [good], hint_weight: 2 }, "lti.json")).toThrow("hint_weight:");
+  });
+
+  it("is refused with workshop mode, whose learners are an event's", async () => {
+    const lti = parseLtiConfig({ platforms: [good] }, "lti.json");
+    const o = { host: "127.0.0.1", port: 0, home: "/nonexistent", siteDir: "", labs: [], backend: "ours" as const };
+    await expect(
+      startLabServer({
+        ...o,
+        allowedOrigins: [],
+        maxSessions: 1,
+        maxSessionsPerLearner: 1,
+        idleTimeoutMs: 0,
+        version: "test",
+        connect: connectEtcd,
+        lti,
+        workshop: {},
+      }),
+    ).rejects.toThrow("--lti-config does not work with --workshop yet");
   });
 });
 
