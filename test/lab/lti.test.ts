@@ -47,7 +47,7 @@ describe("the LTI registration file", () => {
 
   it("names the file and the bad field", () => {
     expect(() => parseLtiConfig({ platforms: [{ ...good, key_set_url: "jwks" }] }, "lti.json")).toThrow(
-      /lti\.json: invalid LTI configuration:\n {2}platforms\[0\]\.key_set_url: expected key_set_url as an absolute URL/,
+      /lti\.json: invalid LTI configuration:\n {2}platforms\[0\]\.key_set_url: expected key_set_url as an absolute http\(s\) URL/,
     );
     const { deployment_id: _, ...noDeployment } = good;
     expect(() => parseLtiConfig({ platforms: [noDeployment] }, "lti.json")).toThrow(

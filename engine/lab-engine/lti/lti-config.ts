@@ -8,8 +8,9 @@ import { fieldPath } from "../../../lab/lab-format.ts";
 const url = (what: string) =>
   z
     .string({ required_error: `expected ${what} as a URL`, invalid_type_error: `expected ${what} as a URL` })
-    .url(`expected ${what} as an absolute URL (https://...)`)
-    .refine((u) => /^https?:\/\//.test(u), `expected ${what} as an http(s) URL`);
+    .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), {
+      message: `expected ${what} as an absolute http(s) URL (https://...)`,
+    });
 const text = (what: string) =>
   z
     .string({ required_error: `expected ${what} as a string`, invalid_type_error: `expected ${what} as a string` })
