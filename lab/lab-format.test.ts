@@ -109,6 +109,8 @@ describe("lab format", () => {
             ODD: { kind: "dice" },
             EMPTY: { kind: "choice", values: [] },
             EXTRA: { kind: "token", size: 3 },
+            EXAM: { kind: "member", perLearner: "yes" },
+            SECRET: { kind: "token", length: 12, perLearner: true },
           },
         }),
       ),
@@ -118,6 +120,7 @@ describe("lab format", () => {
       'params.ODD.kind: expected kind "member", "int", "token" or "choice"',
       "params.EMPTY.values: expected at least one value",
       'params.EXTRA: unknown field "size"',
+      "params.EXAM.perLearner: expected perLearner as true or false",
     ]);
   });
 

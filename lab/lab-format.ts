@@ -147,19 +147,28 @@ export type AntiSolution = z.infer<typeof antiSolutionSchema>;
 
 const paramName = /^[A-Z][A-Z0-9_]{0,63}$/;
 
+/**
+ * perLearner (an exam's param): the value is derived from the learner instead of drawn per session, the same in
+ * every session of theirs and after every reset, and most likely different from their neighbours'
+ * (engine/lab-engine/session/params.ts).
+ */
+const paramBase = z.object({
+  perLearner: z.boolean({ invalid_type_error: "expected perLearner as true or false" }).optional(),
+});
+
 const paramSchema = z
   .discriminatedUnion(
     "kind",
     [
       /** member: one of the cluster's members at creation (m1 … mN). */
-      z.object({ kind: z.literal("member") }).strict(),
+      paramBase.extend({ kind: z.literal("member") }).strict(),
       /** int: an integer in [min, max], both included. */
-      z.object({ kind: z.literal("int"), min: z.number().int(), max: z.number().int() }).strict(),
+      paramBase.extend({ kind: z.literal("int"), min: z.number().int(), max: z.number().int() }).strict(),
       /** token: `length` random lower-case letters and digits (default 8). */
-      z.object({ kind: z.literal("token"), length: z.number().int().min(1).max(64).optional() }).strict(),
+      paramBase.extend({ kind: z.literal("token"), length: z.number().int().min(1).max(64).optional() }).strict(),
       /** choice: one of `values`. */
-      z
-        .object({
+      paramBase
+        .extend({
           kind: z.literal("choice"),
           values: z.array(z.string().min(1, "expected a non-empty value")).min(1, "expected at least one value"),
         })
@@ -178,7 +187,10 @@ const paramSchema = z
     }
   });
 
-/** ParamSpec declares one per-session random value (lab param NAME; ctx.params.NAME; {{NAME}} in goals). */
+/**
+ * ParamSpec declares one per-session random value, or with perLearner one per learner (lab param NAME;
+ * ctx.params.NAME; {{NAME}} in goals).
+ */
 export type ParamSpec = z.infer<typeof paramSchema>;
 
 const paramsSchema = z.record(
@@ -248,7 +260,7 @@ const labSchema = z
     title: z.string().min(1, "expected a non-empty title"),
     summary: z.string().optional(),
     cluster: clusterSchema,
-    /** params are drawn per session with crypto randomness, kept across `lab reset` (see ParamSpec). */
+    /** params are drawn per session with crypto randomness (or derived per learner), kept across `lab reset`. */
     params: paramsSchema.optional(),
     setup: fn<SetupFn>("setup as a function (ctx) => Promise<void>").optional(),
     tasks: z.array(taskSchema).min(1, "expected at least one task"),

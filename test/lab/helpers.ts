@@ -8,6 +8,7 @@ import type { Backend } from "../../engine/lab-engine/types/status-types.ts";
 import { connectEtcd } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startLabServer, type LabServer } from "../../engine/lab-engine/http/server.ts";
+import type { LtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 
 /** fixtureLabs is the directory of the test-only labs (00-example, 00-other). */
 export const fixtureLabs = join(import.meta.dirname, "fixtures", "labs");
@@ -32,6 +33,7 @@ export async function startTestServer(o: {
   home?: string;
   maxSessions?: number;
   maxSessionsPerLearner?: number;
+  lti?: LtiConfig;
 }): Promise<TestServer> {
   const home = o.home ?? mkdtempSync(join(tmpdir(), "etcd-lab-test-"));
   const labs = (await loadLabs(o.labsDir ?? fixtureLabs, join(home, "cache"))).map((l) => l.lab);
@@ -48,6 +50,7 @@ export async function startTestServer(o: {
     idleTimeoutMs: 0,
     version: "test",
     connect: connectEtcd,
+    lti: o.lti,
   });
   return {
     server,

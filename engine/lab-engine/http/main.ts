@@ -12,6 +12,7 @@ import { connectEtcd } from "../cluster/etcd-connection.ts";
 import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
 import { labHome } from "../session/workspace.ts";
 import { startLabServer } from "./server.ts";
+import { loadLtiConfig } from "../lti/lti-config.ts";
 
 const help = `Usage: lab-server [flags]
 
@@ -31,6 +32,8 @@ Flags (each also read from the environment variable shown):
   --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
   --warm-pool <n>                  clusters kept started per cluster shape, handed to new sessions (ETCD_LAB_WARM_POOL,
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
+  --lti-config <file>              be an LTI 1.3 tool for the platforms this JSON file registers (ETCD_LAB_LTI_CONFIG;
+                                   docs/lti.md): launches at /lti/login and /lti/launch, grades posted as tasks pass
 
 Workshop mode (README.md, "Running a workshop"):
   --workshop                       learners join events with a code and a name (ETCD_LAB_WORKSHOP=1)
@@ -81,6 +84,7 @@ const { values } = parseArgs({
     "tls-cert": { type: "string" },
     "tls-key": { type: "string" },
     "behind-proxy": { type: "boolean" },
+    "lti-config": { type: "string" },
     help: { type: "boolean", short: "h" },
   },
   strict: true,
@@ -132,6 +136,13 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
+const ltiFile = values["lti-config"] ?? env["ETCD_LAB_LTI_CONFIG"];
+let lti;
+try {
+  lti = ltiFile ? loadLtiConfig(resolve(ltiFile)) : undefined;
+} catch (err) {
+  fail((err as Error).message);
+}
 const version = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string }).version;
 
 const server = await startLabServer({
@@ -164,10 +175,11 @@ const server = await startLabServer({
     : undefined,
   tls,
   behindProxy,
+  lti,
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);
-  if (err.message.startsWith("workshop mode on ")) fail(err.message);
+  if (err.message.startsWith("workshop mode on ") || err.message.startsWith("--lti-config ")) fail(err.message);
   throw err;
 });
 

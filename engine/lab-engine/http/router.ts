@@ -126,7 +126,18 @@ export async function dispatch<D>(routes: readonly Route<D>[], r: RouteRequest<D
 export const drainBytesMax = 1024 * 1024;
 
 /** readBody reads a JSON body of at most bodyBytesMax bytes ({} when empty); a longer one is 413 too_large. */
-export function readBody(req: IncomingMessage): Promise<unknown> {
+export async function readBody(req: IncomingMessage): Promise<unknown> {
+  const text = (await readBodyText(req)).trim();
+  if (!text) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiHttpError(400, "bad_request", "the body is not valid JSON");
+  }
+}
+
+/** readBodyText reads a body of at most bodyBytesMax bytes as UTF-8; a longer one is 413 too_large. */
+export function readBodyText(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
@@ -141,15 +152,7 @@ export function readBody(req: IncomingMessage): Promise<unknown> {
         reject(new ApiHttpError(413 as number, "too_large", `request body over ${bodyBytesMax} bytes`));
       }
     });
-    req.on("end", () => {
-      const text = Buffer.concat(chunks).toString("utf8").trim();
-      if (!text) return resolve({});
-      try {
-        resolve(JSON.parse(text));
-      } catch {
-        reject(new ApiHttpError(400, "bad_request", "the body is not valid JSON"));
-      }
-    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
     req.on("error", reject);
   });
 }

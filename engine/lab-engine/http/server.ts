@@ -33,6 +33,8 @@ import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
 import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
 import { Workshop } from "../workshop/workshop.ts";
+import type { LtiConfig } from "../lti/lti-config.ts";
+import { LtiTool } from "../lti/lti-tool.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -57,6 +59,8 @@ export interface LabServerOptions {
   tls?: { cert: string; key: string } | undefined;
   /** behindProxy: a TLS reverse proxy on this host forwards to us (Secure cookies; X-Forwarded-* from loopback). */
   behindProxy?: boolean | undefined;
+  /** lti makes the server an LTI 1.3 tool for these platforms (--lti-config; docs/lti.md). */
+  lti?: LtiConfig | undefined;
 }
 
 /** loopbackHost says whether an address is reachable only from this machine. */
@@ -76,11 +80,19 @@ export interface LabServer {
   workshop: Workshop | null;
   adminToken: string | null;
   adminUrl: string | null;
+  /** lti is the LTI tool when the server was given a registration (null otherwise). */
+  lti: LtiTool | null;
   close(): Promise<void>;
 }
 
 /** startLabServer starts listening and returns once the port is bound. */
 export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
+  // NB: a launched learner is not one of an event's learners, which workshop mode's signed cookie requires; until
+  // the workshop registry takes LTI learners, the two modes are refused together rather than half working.
+  if (o.lti && o.workshop)
+    throw new Error(
+      "--lti-config does not work with --workshop yet: run the LTI tool in single-user mode (docs/lti.md)",
+    );
   if (o.workshop && !loopbackHost(o.host) && !o.tls && !o.behindProxy)
     throw new Error(
       `workshop mode on ${o.host} needs HTTPS: give --tls-cert and --tls-key, or put a TLS reverse proxy in front ` +
@@ -143,11 +155,24 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   };
   const originOk = (req: IncomingMessage): boolean =>
     originAllowed(req, origins, anyHost || Boolean(workshop), scheme(req));
+  const lti = o.lti
+    ? await LtiTool.start({
+        config: o.lti,
+        home: o.home,
+        labs: o.labs,
+        progress: manager.progress,
+        baseUrl: () => baseUrl,
+        loginCookies: (learnerId) => authCookies({ token, port }, learnerId),
+        isAdmin: (req) => sameToken(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1], token),
+      })
+    : null;
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.setHeader("x-frame-options", "SAMEORIGIN");
     try {
       const url = requestUrl(req);
+      // Before the Origin and token checks: a platform's launch is a cross-site form post (lti/lti-tool.ts).
+      if (lti && url.pathname.startsWith("/lti/") && (await lti.handle(req, res, url))) return;
       if (!originOk(req)) {
         throw new ApiHttpError(
           403,
@@ -270,7 +295,9 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     adminToken,
     // The token rides in the fragment: it never reaches a server log; the board page posts it to admin/login.
     adminUrl: adminToken ? `${baseUrl}/workshop/board/#admin=${adminToken}` : null,
+    lti,
     close: async () => {
+      lti?.close();
       workshop?.close();
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();

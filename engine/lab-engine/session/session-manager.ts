@@ -8,6 +8,7 @@ import { LabSession, sessionReadyTimeoutMs } from "./session.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";
 import { shapeKey, WarmPool, type WarmShape } from "./warm-pool.ts";
 import { ProgressStore } from "./progress-store.ts";
+import { loadParamSecret } from "./params.ts";
 import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "../cluster/watchdog.ts";
 
@@ -46,6 +47,8 @@ export interface ManagerOptions {
 export class SessionManager {
   readonly guard = new Watchdog();
   readonly progress: ProgressStore;
+  /** paramSecret derives perLearner params: kept in <home>/param-secret, so they survive server restarts. */
+  private readonly paramSecret: Buffer;
   private readonly sessions = new Map<string, LabSession>();
   private readonly creating = new Map<string, Promise<LabSession>>();
   /** booting are sessions being created: their setup's `lab` commands reach them by token before they are ready. */
@@ -56,6 +59,7 @@ export class SessionManager {
 
   constructor(private readonly o: ManagerOptions) {
     this.progress = new ProgressStore(join(o.home, "progress"));
+    this.paramSecret = loadParamSecret(o.home);
     removeStaleWorkspaces(o.home, this.guard.runId);
     const shapes = new Map(o.labs.map((l) => shapeOf(l, o.defaultBackend)).map((s) => [shapeKey(s), s]));
     this.pool = new WarmPool({
@@ -153,6 +157,7 @@ export class SessionManager {
         progress: this.progress,
         connect: this.o.connect,
         serverUrl: this.o.serverUrl,
+        paramSecret: this.paramSecret,
         booting: (s, on) => {
           if (on) this.booting.set(s.id, s);
           else this.booting.delete(s.id);

@@ -17,7 +17,7 @@ import type { ClusterMessage, Session, SessionState, TaskResult, TaskState } fro
 import type { AntiSolution, LabDefinition, TaskDefinition } from "../../../lab/lab-format.ts";
 import { antiVerdict, type AntiVerdict } from "./anti-solution.ts";
 import { controlPlaneOptions, fillPlaceholders, kubeOptions } from "../../../lab/lab-format.ts";
-import { drawParams } from "./params.ts";
+import { drawParams, learnerRand } from "./params.ts";
 import { shrunkSettings } from "./shrunk.ts";
 import { seedKube } from "../kube/seed.ts";
 import { ControlPlane, type ControlPlaneStatus } from "../kube/control-plane.ts";
@@ -49,6 +49,8 @@ export interface SessionDeps {
    * holds it only here, and its token must already work for the `lab` commands its setup runs.
    */
   booting?(session: LabSession, on: boolean): void;
+  /** paramSecret derives the lab's perLearner params (session/params.ts loadParamSecret). */
+  paramSecret: Buffer;
 }
 
 /** SessionSpec says which session to create. */
@@ -156,7 +158,9 @@ export class LabSession {
     this.backend = spec.backend;
     this.workspace = createWorkspace(spec.home, spec.id, { pid: process.pid, runId: deps.guard.runId });
     this.events = new EventLog(join(this.workspace, "events.jsonl"));
-    this.drawn = drawParams(spec.lab.params, spec.lab.cluster.members);
+    this.drawn = drawParams(spec.lab.params, spec.lab.cluster.members, undefined, (name) =>
+      learnerRand(deps.paramSecret, spec.learnerId, spec.lab.id, name),
+    );
     this.params = { ...this.drawn };
     this.events.subscribe((event) => this.broadcast({ type: "event", event }));
     this.checks = new CheckRunner({
