@@ -4,6 +4,7 @@
 import type { ClusterMessage, ClusterStatus, Session } from "../../../engine/lab-engine/index.ts";
 import { reconnectDelayMs } from "../lib/backoff.ts";
 import { api, authReady, setPageStatus } from "./auth.mts";
+import { workshopReady } from "./workshop-learner.mts";
 
 /** LabSession is a page's handle on one lab session. */
 export interface LabSession {
@@ -39,6 +40,7 @@ export function labSession(lab: string): Promise<LabSession> {
 
 async function open(lab: string): Promise<LabSession> {
   await authReady;
+  await workshopReady;
   setPageStatus("Starting your cluster…");
   let session: Session;
   try {

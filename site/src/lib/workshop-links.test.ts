@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
+import type { CourseLesson } from "./course.ts";
 import type { CatalogueLesson } from "./workshop-links.ts";
-import { eventLessons, joinPath, lessonTitleForLab, safeNext } from "./workshop-links.ts";
+import { catalogueOf, eventLessons, joinPath, lessonTitleForLab, safeNext } from "./workshop-links.ts";
 
 const catalogue: CatalogueLesson[] = [
   {
@@ -58,5 +59,17 @@ describe("joinPath and safeNext", () => {
     expect(safeNext("/course/lessons/a/", "/course/")).toBe("/course/lessons/a/");
     expect(safeNext("/lessons/a/", "/course/")).toBeNull();
     expect(joinPath(null, "/course/")).toBe("/course/workshop/");
+  });
+});
+
+describe("catalogueOf", () => {
+  it("keeps id, slug, lab, title and number of each lesson", () => {
+    const lesson = {
+      id: "02-raft-and-quorum",
+      slug: "raft-and-quorum",
+      number: 2,
+      data: { lab: "02-raft-and-quorum", title: "Raft and quorum" },
+    } as unknown as CourseLesson;
+    expect(catalogueOf([lesson])).toEqual([catalogue[1]]);
   });
 });

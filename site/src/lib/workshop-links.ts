@@ -1,6 +1,7 @@
 // Links of workshop mode, without the DOM: an event's lessons (stored by the server as lesson slugs) resolved
 // against the course the site was built from, the lesson a board row's lab belongs to, and the join page's
 // `next` parameter, which only ever leads back to a page of this site.
+import type { CourseLesson } from "./course.ts";
 import { lessonHref } from "./course.ts";
 
 /** CatalogueLesson is what the workshop pages know of a lesson (embedded in the page at build time). */
@@ -68,4 +69,9 @@ export function safeNext(next: string, base = "/"): string | null {
   } catch {
     return null;
   }
+}
+
+/** catalogueOf is what the workshop pages embed of the course they were built with. */
+export function catalogueOf(lessons: readonly CourseLesson[]): CatalogueLesson[] {
+  return lessons.map((l) => ({ id: l.id, slug: l.slug, lab: l.data.lab, title: l.data.title, number: l.number }));
 }
