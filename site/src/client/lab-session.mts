@@ -3,7 +3,7 @@
 // The stream reconnects with backoff; the latest status is kept for components that subscribe late.
 import type { ClusterMessage, ClusterStatus, Session } from "../../../engine/lab-engine/index.ts";
 import { reconnectDelayMs } from "../lib/backoff.ts";
-import { api, authReady, setPageStatus } from "./auth.mts";
+import { api, authReady, setPageStatus, wsUrl } from "./auth.mts";
 import { workshopReady } from "./workshop-learner.mts";
 
 /** LabSession is a page's handle on one lab session. */
@@ -94,9 +94,4 @@ async function open(lab: string): Promise<LabSession> {
       return session;
     },
   };
-}
-
-/** wsUrl turns a path into a ws:// (or wss://) URL on this page's host. */
-export function wsUrl(path: string): string {
-  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
 }

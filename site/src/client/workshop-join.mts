@@ -6,7 +6,7 @@ import type { EventPublic, WorkshopInfo } from "../lib/workshop-api.ts";
 import { joinProblem } from "../lib/workshop-api.ts";
 import type { CatalogueLesson } from "../lib/workshop-links.ts";
 import { eventLessons, safeNext } from "../lib/workshop-links.ts";
-import { workshop } from "./workshop-learner.mts";
+import { workshop } from "./auth.mts";
 
 const root = document.querySelector<HTMLElement>("[data-workshop-join]");
 if (root) void start(root);

@@ -3,13 +3,10 @@
 // The lesson header's workshop bar shows the event, the time left and the learner's name, and its
 // Ask for help button raises or lowers their hand (POST/DELETE /api/workshop/help). Outside workshop mode
 // (404) nothing changes and workshopReady resolves at once.
-import { WorkshopApi } from "../lib/workshop-api.ts";
 import type { MeAnswer } from "../lib/workshop-api.ts";
 import { timeLeft } from "../lib/workshop-board.ts";
 import { joinPath } from "../lib/workshop-links.ts";
-
-/** workshop is the page's workshop client. */
-export const workshop = new WorkshopApi((url, init) => fetch(url, init));
+import { workshop } from "./auth.mts";
 
 /** meRefreshMs is how often the bar re-reads the learner (the instructor may answer a hand or extend the event). */
 const meRefreshMs = 20_000;

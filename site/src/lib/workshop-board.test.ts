@@ -5,6 +5,7 @@ import {
   clusterHealth,
   extendedEnd,
   helpAnnouncements,
+  localDateTimeInput,
   relativeTime,
   rowView,
   sortRows,
@@ -140,5 +141,14 @@ describe("helpAnnouncements and boardSummary", () => {
     expect(helpAnnouncements(first, second)).toEqual(["Bo asks for help."]);
     expect(boardSummary(second)).toBe("2 learners · 2 asking for help");
     expect(boardSummary(board([row("x")]))).toBe("1 learner");
+  });
+});
+
+describe("localDateTimeInput", () => {
+  it("gives the input's local form, which parses back to the same minute", () => {
+    const at = new Date("2026-12-02T16:07:45.123Z");
+    const value = localDateTimeInput(at);
+    expect(value).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    expect(new Date(value).getTime()).toBe(Date.parse("2026-12-02T16:07:00.000Z"));
   });
 });

@@ -116,3 +116,9 @@ export function boardSummary(board: Board): string {
   const help = board.learners.filter((r) => r.help).length;
   return `${n} learner${n === 1 ? "" : "s"}${help ? ` · ${help} asking for help` : ""}`;
 }
+
+/** localDateTimeInput is a date as an `<input type="datetime-local">` value in the local time zone, to the minute. */
+export function localDateTimeInput(at: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${at.getFullYear()}-${p(at.getMonth() + 1)}-${p(at.getDate())}T${p(at.getHours())}:${p(at.getMinutes())}`;
+}
