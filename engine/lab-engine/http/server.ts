@@ -30,6 +30,7 @@ import { apiRoutes } from "./routes.ts";
 import { dispatch, readBody } from "./router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
+import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -91,9 +92,9 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const authCfg = () => ({ token, port, sessionByToken: (t: string) => manager.byToken(t)?.id });
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://x");
     res.setHeader("x-frame-options", "SAMEORIGIN");
     try {
+      const url = requestUrl(req);
       if (!originAllowed(req, origins, anyHost)) {
         throw new ApiHttpError(
           403,
@@ -135,7 +136,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       serveStatic(o.siteDir, req, res, url.pathname);
     } catch (err) {
       const e = toApiError(err);
-      if (e.status === 500) console.error(`lab-server: ${req.method} ${url.pathname}:`, err);
+      if (e.status === 500) console.error(`lab-server: ${req.method} ${req.url}:`, err);
       if (e.status === 401 && (req.headers.accept ?? "").includes("text/html")) {
         res.writeHead(401, { "content-type": "text/html; charset=utf-8" });
         res.end(`<!doctype html><meta charset="utf-8"><title>etcd-lab</title><p>${e.message}</p>`);
@@ -146,7 +147,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const url = new URL(req.url ?? "/", "http://x");
+    guardUpgradeSocket(socket);
     const refuse = (e: ApiHttpError) => {
       const body = JSON.stringify({ error: { code: e.code, message: e.message } });
       socket.end(
@@ -154,6 +155,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       );
     };
     try {
+      const url = requestUrl(req);
       if (!originAllowed(req, origins, anyHost))
         throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
       const principal: Principal | null = authenticate(req, authCfg());
@@ -164,6 +166,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         throw new ApiHttpError(404, "not_found", `no WebSocket at ${url.pathname}`);
       if (session.state !== "ready") throw new ApiHttpError(409, "busy", `session is ${session.state}`);
       wss.handleUpgrade(req, socket, head, (ws) => {
+        guardWebSocket(ws);
         if (url.pathname === "/ws/terminal") attachTerminal(ws, session, url.searchParams);
         else attachCluster(ws, session);
       });
@@ -206,6 +209,15 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
 function learnerToIssue(req: IncomingMessage): string | undefined {
   const existing = parseCookies(req.headers.cookie)[learnerCookie];
   return existing && learnerIdPattern.test(existing) ? undefined : newLearnerId();
+}
+
+/** requestUrl parses the request target; one that is not a URL path (`//`) is a 400, not a crash. */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? "/", "http://x");
+  } catch {
+    throw new ApiHttpError(400, "bad_request", "the request target is not a URL path");
+  }
 }
 
 function unauthorized(): ApiHttpError {

@@ -19,6 +19,7 @@ export type ApiErrorCode =
   | "busy"
   | "invalid_state"
   | "session_limit"
+  | "too_large"
   | "cluster_error"
   | "timeout"
   | "internal";
@@ -57,6 +58,10 @@ export interface TaskProgress {
   passed: boolean;
   passedAt: string | null;
   hintsRevealed: number;
+  /** attempts counts the task's explicit checks that failed while it was not passed (0 in files older than it). */
+  attempts: number;
+  /** solvedBy says who made it pass: "solve" when its scripted solution ran in the session since its last reset. */
+  solvedBy: "learner" | "solve" | null;
 }
 
 /** LabProgress is a learner's persisted progress in one lab. */
