@@ -558,6 +558,11 @@ class TerminalViewer {
       },
     });
     this.link = link;
+    try {
+      this.fit.fit(); // the dialog is open: size the view before the server's replay arrives
+    } catch {
+      // Not laid out yet: the ResizeObserver fits it.
+    }
     link.connect(term.cols, term.rows);
   }
 }
