@@ -60,7 +60,7 @@ async function start(root: HTMLElement): Promise<void> {
     if (next) q<HTMLAnchorElement>("next").href = next;
     const list = q("lessons");
     list.textContent = "";
-    for (const lesson of eventLessons(event.lessons, catalogue, base)) {
+    for (const lesson of eventLessons(event.lessons, catalogue)) {
       const li = document.createElement("li");
       if (lesson.href) {
         const a = document.createElement("a");

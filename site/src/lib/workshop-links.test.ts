@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { CourseLesson } from "./course.ts";
+import { catalogueOf } from "./course.ts";
 import type { CatalogueLesson } from "./workshop-links.ts";
-import { catalogueOf, eventLessons, joinPath, lessonTitleForLab, safeNext } from "./workshop-links.ts";
+import { eventLessons, joinPath, lessonTitleForLab, safeNext } from "./workshop-links.ts";
 
 const catalogue: CatalogueLesson[] = [
   {
@@ -10,8 +11,16 @@ const catalogue: CatalogueLesson[] = [
     lab: "01-what-lives-in-etcd",
     title: "What lives in etcd",
     number: 1,
+    href: "/lessons/what-lives-in-etcd/",
   },
-  { id: "02-raft-and-quorum", slug: "raft-and-quorum", lab: "02-raft-and-quorum", title: "Raft and quorum", number: 2 },
+  {
+    id: "02-raft-and-quorum",
+    slug: "raft-and-quorum",
+    lab: "02-raft-and-quorum",
+    title: "Raft and quorum",
+    number: 2,
+    href: "/lessons/raft-and-quorum/",
+  },
 ];
 
 describe("eventLessons", () => {
@@ -71,5 +80,6 @@ describe("catalogueOf", () => {
       data: { lab: "02-raft-and-quorum", title: "Raft and quorum" },
     } as unknown as CourseLesson;
     expect(catalogueOf([lesson])).toEqual([catalogue[1]]);
+    expect(catalogueOf([lesson], "/course/")[0]?.href).toBe("/course/lessons/raft-and-quorum/");
   });
 });

@@ -1,8 +1,7 @@
 // Links of workshop mode, without the DOM: an event's lessons (stored by the server as lesson slugs) resolved
-// against the course the site was built from, the lesson a board row's lab belongs to, and the join page's
+// against the course the site was built from (embedded by the pages: course.ts catalogueOf; this module imports
+// nothing at run time, so the course's schema code stays out of the browser), the lesson a board row's lab belongs to, and the join page's
 // `next` parameter, which only ever leads back to a page of this site.
-import type { CourseLesson } from "./course.ts";
-import { lessonHref } from "./course.ts";
 
 /** CatalogueLesson is what the workshop pages know of a lesson (embedded in the page at build time). */
 export interface CatalogueLesson {
@@ -13,6 +12,8 @@ export interface CatalogueLesson {
   lab: string;
   title: string;
   number: number;
+  /** href is the lesson page's path. */
+  href: string;
 }
 
 /** EventLesson is one of an event's lessons as the join page lists it. */
@@ -31,15 +32,11 @@ export function findCatalogueLesson(key: string, catalogue: readonly CatalogueLe
 }
 
 /** eventLessons lists an event's lessons in the event's order, with links where this site has them. */
-export function eventLessons(
-  keys: readonly string[],
-  catalogue: readonly CatalogueLesson[],
-  base = "/",
-): EventLesson[] {
+export function eventLessons(keys: readonly string[], catalogue: readonly CatalogueLesson[]): EventLesson[] {
   return keys.map((key) => {
     const lesson = findCatalogueLesson(key, catalogue);
     if (!lesson) return { key, title: key, href: null };
-    return { key, title: `Lesson ${lesson.number}: ${lesson.title}`, href: lessonHref(lesson, base) };
+    return { key, title: `Lesson ${lesson.number}: ${lesson.title}`, href: lesson.href };
   });
 }
 
@@ -69,9 +66,4 @@ export function safeNext(next: string, base = "/"): string | null {
   } catch {
     return null;
   }
-}
-
-/** catalogueOf is what the workshop pages embed of the course they were built with. */
-export function catalogueOf(lessons: readonly CourseLesson[]): CatalogueLesson[] {
-  return lessons.map((l) => ({ id: l.id, slug: l.slug, lab: l.data.lab, title: l.data.title, number: l.number }));
 }
