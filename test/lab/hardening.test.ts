@@ -3,7 +3,7 @@
 // over the limit (413, not a reset). After each the server still answers, and the other sockets still work.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
-import type { Me, Session } from "../../engine/lab-engine/index.ts";
+import type { ClusterStatus, Me, Session } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { connectWs, startTestServer, until, type TestServer } from "./helpers.ts";
 
@@ -115,4 +115,27 @@ describe.runIf(backend)(`hardening (${backend})`, () => {
     expect(huge === null || huge.status === 413).toBe(true);
     await stillServing();
   });
+
+  it("shows a member stopped with kill -STOP from the shell as paused and out of quorum, as the lab's pause", async () => {
+    const cluster = await connectWs(t.server, `/ws/cluster?session=${session.id}`);
+    const term = await connectWs(t.server, `/ws/terminal?session=${session.id}&terminal=main`);
+    const last = (): ClusterStatus | undefined => cluster.of("status").at(-1)?.["status"] as ClusterStatus | undefined;
+    const m1 = () => last()?.members.find((m) => m.name === "m1");
+    expect(await until(() => m1()?.process === "up" && last()?.quorum.hasQuorum === true, 20_000)).toBe(true);
+    const pid = m1()?.pid;
+    term.send({ type: "input", data: `kill -STOP ${pid}\r` });
+    expect(await until(() => m1()?.process === "paused", 20_000)).toBe(true);
+    expect(last()?.quorum).toMatchObject({ up: 0, hasQuorum: false });
+    expect(
+      await until(
+        () => cluster.of("event").some((m) => (m["event"] as { type: string }).type === "quorum.lost"),
+        10_000,
+      ),
+    ).toBe(true);
+    // The lab's own resume continues it, as it would after `lab pause m1`.
+    expect((await t.api("POST", `/api/sessions/${session.id}/members/m1/resume`)).status).toBe(200);
+    expect(await until(() => m1()?.process === "up" && last()?.quorum.hasQuorum === true, 20_000)).toBe(true);
+    cluster.close();
+    term.close();
+  }, 60_000);
 });

@@ -155,7 +155,7 @@ export function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** check parses value with schema, or throws 400 naming the first bad field ("body" when the value itself). */
-function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): T {
+export function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const i = r.error.issues[0];

@@ -47,11 +47,16 @@ export function attachTerminal(ws: WebSocket, session: LabSession, query: URLSea
   ws.on("message", (data, isBinary) => {
     const buf = toBuffer(data);
     if (buf.length > inputBytesMax) return closeWith(ws, 1009, `message over ${inputBytesMax} bytes`);
-    if (isBinary) return terminal.write(buf);
+    if (isBinary) {
+      session.touch(); // typing is activity: an idle session is reaped after --idle-timeout
+      return terminal.write(buf);
+    }
     const msg = frameObject(buf);
     if (!msg) return;
-    if (msg.type === "input" && typeof msg.data === "string") terminal.write(msg.data);
-    else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
+    if (msg.type === "input" && typeof msg.data === "string") {
+      session.touch();
+      terminal.write(msg.data);
+    } else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
       terminal.resize(msg.cols, msg.rows);
   });
   ws.on("close", detach);

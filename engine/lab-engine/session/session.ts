@@ -269,6 +269,11 @@ export class LabSession {
     };
   }
 
+  /** lastSample is the newest status sample (null before the first, and while resetting). */
+  get lastSample(): ClusterStatus | null {
+    return this.lastStatus;
+  }
+
   /** observed says whether anyone watches the status stream. */
   get observed(): boolean {
     return this.observers.size > 0;
@@ -994,7 +999,8 @@ export class LabSession {
     return this.conn;
   }
 
-  private touch(): void {
+  /** touch records activity (an API call, terminal input): an idle session is one nobody touched. */
+  touch(): void {
     this.lastActivity = Date.now();
   }
 }

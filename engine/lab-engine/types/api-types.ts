@@ -22,7 +22,16 @@ export type ApiErrorCode =
   | "too_large"
   | "cluster_error"
   | "timeout"
-  | "internal";
+  | "internal"
+  // Workshop mode (API.md §6).
+  | "unauthenticated"
+  | "bad_code"
+  | "bad_resume"
+  | "bad_token"
+  | "event_closed"
+  | "name_taken"
+  | "workshop_full"
+  | "rate_limited";
 
 /** BackendInfo says whether a backend can run here and what it supports. */
 export interface BackendInfo {
