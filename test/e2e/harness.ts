@@ -89,14 +89,17 @@ export interface LabServer {
   stop(): Promise<void>;
 }
 
-/** startLabServer starts dist/lab-server.mjs on a free port with a fresh home and resolves once it printed its URL. */
-export async function startLabServer(backend?: string): Promise<LabServer> {
+/**
+ * startLabServer starts dist/lab-server.mjs on a free port with a fresh home and resolves once it printed its URL;
+ * `args` go to the server as well (e.g. `--workshop --admin-token T`).
+ */
+export async function startLabServer(backend?: string, args: readonly string[] = []): Promise<LabServer> {
   const token = `e2e-${process.pid}-${Date.now().toString(36)}`;
   const home = mkdtempSync(join(tmpdir(), "etcd-lab-e2e-"));
-  const args = [join(repo, "dist", "lab-server.mjs"), "--port", "0", "--token", token, "--home", home];
-  args.push("--site", join(repo, "site", "dist"), "--labs", join(repo, "lab"));
-  if (backend) args.push("--backend", backend);
-  const child: ChildProcess = spawn(process.execPath, args, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
+  const argv = [join(repo, "dist", "lab-server.mjs"), "--port", "0", "--token", token, "--home", home];
+  argv.push("--site", join(repo, "site", "dist"), "--labs", join(repo, "lab"), ...args);
+  if (backend) argv.push("--backend", backend);
+  const child: ChildProcess = spawn(process.execPath, argv, { cwd: repo, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const origin = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(
@@ -105,7 +108,8 @@ export async function startLabServer(backend?: string): Promise<LabServer> {
     );
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /http:\/\/127\.0\.0\.1:(\d+)\/\?token=/.exec(output);
+      // Single-user mode prints the URL with ?token=, workshop mode its public URL: the first one is the server's.
+      const m = /http:\/\/127\.0\.0\.1:(\d+)\//.exec(output);
       if (m) {
         clearTimeout(timer);
         resolve(`http://127.0.0.1:${m[1]}`);

@@ -3,6 +3,7 @@
 import type { LabTally } from "../lib/progress.ts";
 import { describeProgress, fromServer, legacyStorageKey } from "../lib/progress.ts";
 import { api, authReady } from "./auth.mts";
+import { workshopReady } from "./workshop-learner.mts";
 
 function paint(progress: Record<string, LabTally> | null): void {
   for (const card of document.querySelectorAll<HTMLElement>(".lesson-card[data-lab]")) {
@@ -21,6 +22,7 @@ function paint(progress: Record<string, LabTally> | null): void {
 
 async function load(): Promise<void> {
   await authReady;
+  await workshopReady;
   try {
     const [labs, server] = await Promise.all([api.labs(), api.progress()]);
     paint(fromServer(labs, server));

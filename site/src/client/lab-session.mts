@@ -3,7 +3,8 @@
 // The stream reconnects with backoff; the latest status is kept for components that subscribe late.
 import type { ClusterMessage, ClusterStatus, Session } from "../../../engine/lab-engine/index.ts";
 import { reconnectDelayMs } from "../lib/backoff.ts";
-import { api, authReady, setPageStatus } from "./auth.mts";
+import { api, authReady, setPageStatus, wsUrl } from "./auth.mts";
+import { workshopReady } from "./workshop-learner.mts";
 
 /** LabSession is a page's handle on one lab session. */
 export interface LabSession {
@@ -39,6 +40,7 @@ export function labSession(lab: string): Promise<LabSession> {
 
 async function open(lab: string): Promise<LabSession> {
   await authReady;
+  await workshopReady;
   setPageStatus("Starting your cluster…");
   let session: Session;
   try {
@@ -92,9 +94,4 @@ async function open(lab: string): Promise<LabSession> {
       return session;
     },
   };
-}
-
-/** wsUrl turns a path into a ws:// (or wss://) URL on this page's host. */
-export function wsUrl(path: string): string {
-  return `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
 }

@@ -7,32 +7,10 @@ import "@xterm/xterm/css/xterm.css";
 import { EscapeThenTab, escapeWindowMs } from "../lib/escape-then-tab.ts";
 import type { LinkState } from "../lib/terminal-link.ts";
 import { TerminalLink } from "../lib/terminal-link.ts";
-import { labSession, pageLab, wsUrl } from "./lab-session.mts";
+import { wsUrl } from "./auth.mts";
+import { labSession, pageLab } from "./lab-session.mts";
+import { terminalFont, terminalTheme } from "./terminal-theme.mts";
 import { notifyTerminals, registerTerminal } from "./terminal-registry.mts";
-
-const theme = {
-  background: "#14181d",
-  foreground: "#e6e6e6",
-  cursor: "#f0c674",
-  cursorAccent: "#14181d",
-  selectionBackground: "#3d5a7a",
-  black: "#1d2126",
-  red: "#f07178",
-  green: "#9ece6a",
-  yellow: "#e0af68",
-  blue: "#7aa2f7",
-  magenta: "#c792ea",
-  cyan: "#7dcfff",
-  white: "#d0d4da",
-  brightBlack: "#6b7280",
-  brightRed: "#ff8b92",
-  brightGreen: "#b5e08b",
-  brightYellow: "#f0c674",
-  brightBlue: "#9ab8ff",
-  brightMagenta: "#dcb0ff",
-  brightCyan: "#a5e3ff",
-  brightWhite: "#ffffff",
-};
 
 class LabTerminal extends HTMLElement {
   private started = false;
@@ -81,13 +59,13 @@ class LabTerminal extends HTMLElement {
 
     const term = new Terminal({
       screenReaderMode: true,
-      fontFamily: 'ui-monospace, "SFMono-Regular", "DejaVu Sans Mono", "Liberation Mono", Menlo, Consolas, monospace',
+      fontFamily: terminalFont,
       // 13 px: 100 columns fit beside the lesson text on a 1280 px screen (pages/lessons/[slug].astro).
       fontSize: 13,
       lineHeight: 1.15,
       cursorBlink: true,
       scrollback: 5000,
-      theme,
+      theme: terminalTheme,
     });
     const fit = new FitAddon();
     term.loadAddon(fit);

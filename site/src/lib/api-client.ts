@@ -120,31 +120,42 @@ export class LabApi {
     return this.call("POST", `/api/sessions/${enc(sid)}/tasks/${enc(task)}/solve`, { terminal }, 180_000);
   }
 
-  private async call<T>(method: string, path: string, body?: unknown, timeoutMs = requestTimeoutMsDefault): Promise<T> {
-    const headers: Record<string, string> = { Accept: "application/json" };
-    const init: Parameters<FetchLike>[1] = { method, headers, credentials: "same-origin" };
-    if (body !== undefined) {
-      headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ApiFailure(0, "timeout", `the lab server did not answer within ${timeoutMs / 1000} s`)),
-        timeoutMs,
-      );
+  private call<T>(method: string, path: string, body?: unknown, timeoutMs = requestTimeoutMsDefault): Promise<T> {
+    return apiRequest<T>(this.fetchFn, this.base + path, method, body, timeoutMs);
+  }
+}
+
+/** apiRequest sends one JSON request and resolves with the parsed answer (undefined for an empty one), or rejects with an ApiFailure. */
+export async function apiRequest<T>(
+  fetchFn: FetchLike,
+  url: string,
+  method: string,
+  body?: unknown,
+  timeoutMs = requestTimeoutMsDefault,
+): Promise<T> {
+  const headers: Record<string, string> = { Accept: "application/json" };
+  const init: Parameters<FetchLike>[1] = { method, headers, credentials: "same-origin" };
+  if (body !== undefined) {
+    headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(body);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new ApiFailure(0, "timeout", `the lab server did not answer within ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
+  });
+  try {
+    const res = await Promise.race([fetchFn(url, init), timeout]).catch((err: unknown) => {
+      if (err instanceof ApiFailure) throw err;
+      throw new ApiFailure(0, "network", "cannot reach the lab server: is `npm start` still running?");
     });
-    try {
-      const res = await Promise.race([this.fetchFn(this.base + path, init), timeout]).catch((err: unknown) => {
-        if (err instanceof ApiFailure) throw err;
-        throw new ApiFailure(0, "network", "cannot reach the lab server: is `npm start` still running?");
-      });
-      const text = await res.text();
-      if (!res.ok) throw failureFrom(res.status, text);
-      return (text ? JSON.parse(text) : undefined) as T;
-    } finally {
-      clearTimeout(timer);
-    }
+    const text = await res.text();
+    if (!res.ok) throw failureFrom(res.status, text);
+    return (text ? JSON.parse(text) : undefined) as T;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { LessonFrontmatter } from "./lesson-schema.ts";
 import { slugPattern } from "./lesson-schema.ts";
+import type { CatalogueLesson } from "./workshop-links.ts";
 
 const id = z.string().regex(slugPattern, "ids are lower-case words joined by dashes");
 
@@ -79,6 +80,18 @@ export function lessonSlug(folder: string): string {
 /** lessonHref is a lesson page's path under base (base "/" or "/course/"). */
 export function lessonHref(lesson: Pick<CourseLesson, "slug">, base = "/"): string {
   return `${base.endsWith("/") ? base : `${base}/`}lessons/${lesson.slug}/`;
+}
+
+/** catalogueOf is what the workshop pages embed of the course they were built with (lib/workshop-links.ts). */
+export function catalogueOf(lessons: readonly CourseLesson[], base = "/"): CatalogueLesson[] {
+  return lessons.map((l) => ({
+    id: l.id,
+    slug: l.slug,
+    lab: l.data.lab,
+    title: l.data.title,
+    number: l.number,
+    href: lessonHref(l, base),
+  }));
 }
 
 /**
