@@ -30,10 +30,10 @@ export function formatReport(r: WorkshopReport): string {
   const h = r.holds;
   const verdict =
     h.firstOver === null
-      ? `every step kept p95 echo ≤ ${h.echoLimitMs} ms: the box holds at least ${h.upTo} learners (the largest step)`
+      ? `every step kept p95 echo ≤ ${h.echoLimitMs} ms: the box holds at least ${h.upTo} learner(s) (the largest step)`
       : h.upTo === null
         ? `p95 echo passed ${h.echoLimitMs} ms (or a learner failed) already at ${h.firstOver} learner(s)`
-        : `the box holds ${h.upTo} learners with p95 echo ≤ ${h.echoLimitMs} ms; at ${h.firstOver} it passes it (or a learner failed)`;
+        : `the box holds ${h.upTo} learner(s) with p95 echo ≤ ${h.echoLimitMs} ms; at ${h.firstOver} it passes it (or a learner failed)`;
   const failures = r.steps.flatMap((s) => s.failures.map((f) => `  ${s.learners} learners: ${f.split("\n")[0]}`));
   return [
     `mode: ${r.mode.workshop ? "workshop (learners join an event)" : "no workshop mode in this build (server token + learner ids)"}, ` +
