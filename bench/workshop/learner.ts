@@ -3,6 +3,7 @@
 // mode), opens its lab's session, attaches the page's terminal ("main") and cluster stream, and a second shell
 // ("probe") where it measures keystroke → echo; then it solves its lab task by task through the Solve path,
 // checks, and keeps working (commands, checks) through the soak slice.
+import { request } from "node:http";
 import WebSocket from "ws";
 import type { Session, TaskResult } from "../../engine/lab-engine/index.ts";
 import type { LabServerProcess } from "./server-process.ts";
@@ -61,17 +62,40 @@ export class Learner {
     private readonly phase: () => Phase,
   ) {}
 
-  /** api calls the REST API as this learner and returns the parsed JSON (ApiError on a non-2xx answer). */
-  async api<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const res = await fetch(this.server.url + path, {
-      method,
-      headers: { ...this.headers, ...(body !== undefined ? { "content-type": "application/json" } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  /**
+   * api calls the REST API as this learner and returns the parsed JSON (ApiError on a non-2xx answer). It uses
+   * node:http without a deadline rather than fetch, whose 300 s header timeout a Solve under load may pass.
+   */
+  api<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    return new Promise((resolve, reject) => {
+      const req = request(
+        this.server.url + path,
+        {
+          method,
+          headers: { ...this.headers, ...(payload !== undefined ? { "content-type": "application/json" } : {}) },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c: Buffer) => chunks.push(c));
+          res.on("error", reject);
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            let parsed: unknown = text;
+            try {
+              parsed = text ? JSON.parse(text) : undefined;
+            } catch {
+              // not JSON: kept as text for the error
+            }
+            const status = res.statusCode ?? 0;
+            if (status < 200 || status > 299) reject(new ApiError(status, parsed, `${method} ${path}`));
+            else resolve(parsed as T);
+          });
+        },
+      );
+      req.on("error", reject);
+      req.end(payload);
     });
-    const text = await res.text();
-    const parsed: unknown = text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new ApiError(res.status, parsed, `${method} ${path}`);
-    return parsed as T;
   }
 
   /**
