@@ -99,3 +99,15 @@ export function sessionTrees(serverPid: number, roots: number[]): SessionTrees {
     unknownRoots,
   };
 }
+
+/** cpuSeconds is a process's user + system CPU time so far, in seconds (0 when it is gone). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    // After the comm: state(0) ppid(1) ... utime(11) stime(12), in clock ticks (100 per second on Linux).
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return 0;
+  }
+}

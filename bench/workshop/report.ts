@@ -19,6 +19,7 @@ const columns: [string, (s: StepResult, r: WorkshopReport) => string][] = [
   ["sessions PSS MiB", (s) => mib(s.memory.sessionsPss)],
   ["per session MiB", (s) => mib(s.memory.perSessionPss)],
   ["server RSS MiB", (s) => mib(s.serverRss.afterSoak)],
+  ["CPU s server/bench", (s) => `${s.cpu.serverS.toFixed(1)}/${s.cpu.benchS.toFixed(1)}`],
   ["load", (s) => s.loadAverage[0]?.toFixed(1) ?? "–"],
 ];
 

@@ -8,7 +8,7 @@ import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
 import { Board } from "./board.ts";
 import { Learner, sleep, type Phase } from "./learner.ts";
 import type { WorkshopOptions } from "./options.ts";
-import { sessionTrees, memOf } from "./procs.ts";
+import { cpuSeconds, memOf, sessionTrees } from "./procs.ts";
 import { startServer } from "./server-process.ts";
 
 /** echoLimitMs is the p95 keystroke → echo the box must stay under to count as holding a step's learners. */
@@ -55,6 +55,8 @@ export interface StepResult {
   };
   /** serverRss: the lab server process's own RSS at each point (bytes) and its peak over the step. */
   serverRss: { ready: number; solved: number; afterSoak: number; peak: number };
+  /** cpu: CPU seconds over the step of the lab server process and of this bench (the load it adds itself). */
+  cpu: { serverS: number; benchS: number };
   soakMs: number;
   durationMs: number;
   loadAverage: number[];
@@ -103,6 +105,7 @@ export async function runStep(n: number, o: WorkshopOptions, log: (s: string) =>
   let board: Board | null = null;
   const learners: Learner[] = [];
   let peak = 0;
+  const benchCpu0 = process.cpuUsage();
   const sampler = setInterval(() => (peak = Math.max(peak, serverRss(server.pid))), 1000);
   try {
     const labs = labsOf(o);
@@ -155,6 +158,8 @@ export async function runStep(n: number, o: WorkshopOptions, log: (s: string) =>
         : [],
     );
     const trees = sessionTrees(server.pid, roots);
+    const serverS = cpuSeconds(server.pid);
+    const benchUsed = process.cpuUsage(benchCpu0);
     for (const l of learners) l.stop();
     await Promise.allSettled(probes);
 
@@ -196,6 +201,7 @@ export async function runStep(n: number, o: WorkshopOptions, log: (s: string) =>
         unknownRoots: trees.unknownRoots.length,
       },
       serverRss: { ready: rssReady, solved: rssSolved, afterSoak: rssAfterSoak, peak: Math.max(peak, rssAfterSoak) },
+      cpu: { serverS, benchS: (benchUsed.user + benchUsed.system) / 1e6 },
       soakMs: o.soakMs,
       durationMs: performance.now() - began,
       loadAverage: loadavg(),

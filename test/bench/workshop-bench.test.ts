@@ -76,6 +76,8 @@ describe("workshop bench run", () => {
       expect(s.memory.sessionsPss).toBeLessThan(s.memory.sessionsRss);
       for (const v of Object.values(s.serverRss)) expect(v).toBeGreaterThan(10 * 1024 * 1024);
       expect(s.serverRss.peak).toBeGreaterThanOrEqual(s.serverRss.afterSoak);
+      expect(s.cpu.serverS).toBeGreaterThan(0);
+      expect(s.cpu.benchS).toBeGreaterThan(0);
       expect(s.soakMs).toBe(3000);
     }
     for (const v of Object.values(r.ratios["1"] ?? {})) if (v !== null) expect(v).toBe(1);
