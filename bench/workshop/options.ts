@@ -5,8 +5,10 @@ import { parseArgs } from "node:util";
 export interface WorkshopOptions {
   /** ramp is the learner counts measured, one fresh lab server each, ascending; the last is --learners. */
   ramp: number[];
-  /** soakMs is how long every learner keeps working after its solutions (the soak slice). */
+  /** soakMs is how long every learner keeps working after its solutions (the soak slice) in the last step. */
   soakMs: number;
+  /** rampSoakMs is the soak slice of the steps before the last (default: soakMs). */
+  rampSoakMs: number;
   /** sandbox is passed to the lab server as --sandbox when set (h-sandbox: direct | namespaces). */
   sandbox: string | null;
   /** labs are the lab ids handed out round-robin (learner i gets labs[i % labs.length]); empty: every lab. */
@@ -23,7 +25,7 @@ export interface WorkshopOptions {
 export function parseDuration(s: string): number {
   if (/^\d+(\.\d+)?$/.test(s)) return Number(s) * 1000;
   const m = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/.exec(s);
-  if (!m || s === "") throw new RangeError(`--soak: expected a duration like 90s, 10m or 1h, got "${s}"`);
+  if (!m || s === "") throw new RangeError(`--soak/--ramp-soak: expected a duration like 90s, 10m or 1h, got "${s}"`);
   return ((Number(m[1] ?? 0) * 60 + Number(m[2] ?? 0)) * 60 + Number(m[3] ?? 0)) * 1000;
 }
 
@@ -44,6 +46,7 @@ export function parseWorkshopOptions(args: string[]): WorkshopOptions {
       learners: { type: "string", default: "30" },
       ramp: { type: "string" },
       soak: { type: "string", default: "60s" },
+      "ramp-soak": { type: "string" },
       sandbox: { type: "string" },
       labs: { type: "string" },
       "labs-dir": { type: "string" },
@@ -60,6 +63,7 @@ export function parseWorkshopOptions(args: string[]): WorkshopOptions {
   return {
     ramp,
     soakMs: parseDuration(values.soak),
+    rampSoakMs: parseDuration(values["ramp-soak"] ?? values.soak),
     sandbox: values.sandbox ?? null,
     labs: values.labs ? values.labs.split(",").map((x) => x.trim()) : [],
     labsDir: values["labs-dir"] ?? null,

@@ -38,7 +38,8 @@ export function formatReport(r: WorkshopReport): string {
   const failures = r.steps.flatMap((s) => s.failures.map((f) => `  ${s.learners} learners: ${f.split("\n")[0]}`));
   return [
     `mode: ${r.mode.workshop ? "workshop (learners join an event)" : "no workshop mode in this build (server token + learner ids)"}, ` +
-      `sandbox ${r.mode.sandbox ?? "server default"}; soak slice ${(r.options.soakMs / 1000).toFixed(0)} s per step; ` +
+      `sandbox ${r.mode.sandbox ?? "server default"}; soak slice ${(r.options.soakMs / 1000).toFixed(0)} s ` +
+      `(steps before the last ${(r.options.rampSoakMs / 1000).toFixed(0)} s); ` +
       `${r.machine.cpus} cores, load ${r.machine.loadAtStart.map((x) => x.toFixed(1)).join(" ")} at start, ` +
       `${r.machine.loadAtEnd.map((x) => x.toFixed(1)).join(" ")} at end`,
     line(rows[0] as string[]),

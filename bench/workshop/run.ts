@@ -96,8 +96,13 @@ function labsOf(o: WorkshopOptions): string[] {
     .sort();
 }
 
-/** runStep measures `n` learners at once on a fresh lab server. */
-export async function runStep(n: number, o: WorkshopOptions, log: (s: string) => void): Promise<StepResult> {
+/** runStep measures `n` learners at once on a fresh lab server, with a soak slice of `soakMs`. */
+export async function runStep(
+  n: number,
+  soakMs: number,
+  o: WorkshopOptions,
+  log: (s: string) => void,
+): Promise<StepResult> {
   const began = performance.now();
   // One slot more than learners: the warm pool (npm start's default of one cluster) counts against the cap.
   const server = await startServer({ maxSessions: n + 1, sandbox: o.sandbox, labsDir: o.labsDir });
@@ -145,10 +150,10 @@ export async function runStep(n: number, o: WorkshopOptions, log: (s: string) =>
         await sleep(50);
     }
     const rssSolved = serverRss(server.pid);
-    log(`  solved; soak slice of ${(o.soakMs / 1000).toFixed(0)} s`);
+    log(`  solved; soak slice of ${(soakMs / 1000).toFixed(0)} s`);
 
     phase = "soak";
-    const soakEnd = performance.now() + o.soakMs;
+    const soakEnd = performance.now() + soakMs;
     await Promise.allSettled(working.map((l) => l.soak(soakEnd)));
     const rssAfterSoak = serverRss(server.pid);
     const now = await Promise.allSettled(working.map((l) => l.sessionNow()));
@@ -202,7 +207,7 @@ export async function runStep(n: number, o: WorkshopOptions, log: (s: string) =>
       },
       serverRss: { ready: rssReady, solved: rssSolved, afterSoak: rssAfterSoak, peak: Math.max(peak, rssAfterSoak) },
       cpu: { serverS, benchS: (benchUsed.user + benchUsed.system) / 1e6 },
-      soakMs: o.soakMs,
+      soakMs,
       durationMs: performance.now() - began,
       loadAverage: loadavg(),
     };
@@ -239,7 +244,7 @@ export async function runWorkshopBench(o: WorkshopOptions, log: (s: string) => v
   const steps: StepResult[] = [];
   for (const n of o.ramp) {
     log(`-- ${n} learner(s) --`);
-    const step = await runStep(n, o, log);
+    const step = await runStep(n, n === o.ramp.at(-1) ? o.soakMs : o.rampSoakMs, o, log);
     steps.push(step);
   }
   const base = steps.find((s) => s.learners === 1);

@@ -16,10 +16,17 @@ describe("workshop bench flags", () => {
     expect(parseDuration("90s")).toBe(90_000);
     expect(parseDuration("1h30m")).toBe(5_400_000);
     expect(parseDuration("2")).toBe(2000);
-    expect(() => parseDuration("soon")).toThrow('--soak: expected a duration like 90s, 10m or 1h, got "soon"');
+    expect(() => parseDuration("soon")).toThrow(
+      '--soak/--ramp-soak: expected a duration like 90s, 10m or 1h, got "soon"',
+    );
     expect(parseWorkshopOptions([]).ramp).toEqual([1, 5, 10, 20, 30]);
     expect(parseWorkshopOptions(["--learners", "12"]).ramp).toEqual([1, 5, 10, 12]);
     expect(parseWorkshopOptions(["--learners", "8", "--ramp", "4,2,40"]).ramp).toEqual([1, 2, 4, 8]);
+    expect(parseWorkshopOptions(["--soak", "1h", "--ramp-soak", "2m"])).toMatchObject({
+      soakMs: 3_600_000,
+      rampSoakMs: 120_000,
+    });
+    expect(parseWorkshopOptions(["--soak", "5m"]).rampSoakMs).toBe(300_000);
     expect(() => parseWorkshopOptions(["--learners", "0"])).toThrow("--learners: expected an integer >= 1");
     expect(() => parseWorkshopOptions(["--lerners", "3"])).toThrow("Unknown option '--lerners'");
   });
@@ -41,6 +48,7 @@ describe("workshop bench run", () => {
     await benchWorkshop([
       "--learners=2",
       "--soak=3s",
+      "--ramp-soak=2s",
       `--labs-dir=${fixtureLabs}`,
       "--labs=00-example",
       "--probe-every=200",
@@ -78,7 +86,7 @@ describe("workshop bench run", () => {
       expect(s.serverRss.peak).toBeGreaterThanOrEqual(s.serverRss.afterSoak);
       expect(s.cpu.serverS).toBeGreaterThan(0);
       expect(s.cpu.benchS).toBeGreaterThan(0);
-      expect(s.soakMs).toBe(3000);
+      expect(s.soakMs).toBe(s.learners === 2 ? 3000 : 2000);
     }
     for (const v of Object.values(r.ratios["1"] ?? {})) if (v !== null) expect(v).toBe(1);
     expect(r.ratios["2"]?.["echoP95Ms"]).toBeGreaterThan(0);
