@@ -11,9 +11,15 @@ import { ProgressStore } from "./progress-store.ts";
 import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "../cluster/watchdog.ts";
 
-/** SessionLimitError is a session refused by a cap; the message says what to close. */
+/** SessionLimitError is a session refused by a cap (the learner's or the server's); the message says what to close. */
 export class SessionLimitError extends Error {
   override name = "SessionLimitError";
+  constructor(
+    message: string,
+    readonly scope: "learner" | "server",
+  ) {
+    super(message);
+  }
 }
 
 /** ManagerOptions configure the session manager. */
@@ -25,6 +31,8 @@ export interface ManagerOptions {
   maxSessionsPerLearner: number;
   /** idleTimeoutMs destroys sessions nobody touched or watched for this long (0 = never). */
   idleTimeoutMs: number;
+  /** idleIgnoresWatchers: a session only watched (a page left open) is idle too; only input keeps it (workshops). */
+  idleIgnoresWatchers?: boolean;
   connect(endpoints: string[]): Connection;
   serverUrl(): string;
   /**
@@ -94,6 +102,11 @@ export class SessionManager {
     return [...this.sessions.values()].filter((s) => s.learnerId === learner);
   }
 
+  /** count is how many sessions run or are being created (what the server-wide cap counts, warm pool aside). */
+  count(): number {
+    return this.sessions.size + this.creating.size;
+  }
+
   /** all lists every session. */
   all(): LabSession[] {
     return [...this.sessions.values()];
@@ -120,12 +133,14 @@ export class SessionManager {
       throw new SessionLimitError(
         `you already have ${mine} sessions (the limit is ${this.o.maxSessionsPerLearner}): ${labs.join(", ")}; ` +
           `close one (DELETE /api/sessions/<id>) before opening ${labId}`,
+        "learner",
       );
     }
     if (this.sessions.size + this.creating.size >= this.o.maxSessions) {
       throw new SessionLimitError(
         `this lab server runs ${this.o.maxSessions} sessions, its limit (--max-sessions); ` +
           `ask the instructor to raise it or wait for a session to close`,
+        "server",
       );
     }
     const chosen = backend ?? this.o.defaultBackend;
@@ -178,7 +193,8 @@ export class SessionManager {
   private async reapIdle(): Promise<void> {
     const cutoff = Date.now() - this.o.idleTimeoutMs;
     for (const s of this.sessions.values()) {
-      if (!s.active && s.lastActivity < cutoff && s.state === "ready") await this.destroy(s.id);
+      const watched = s.active && !this.o.idleIgnoresWatchers;
+      if (!watched && s.lastActivity < cutoff && s.state === "ready") await this.destroy(s.id);
     }
   }
 }
