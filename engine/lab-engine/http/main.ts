@@ -11,6 +11,7 @@ import { connectEtcd } from "../cluster/etcd-connection.ts";
 import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
 import { labHome } from "../session/workspace.ts";
 import { startLabServer } from "./server.ts";
+import { checkSandbox, parseSandboxMode, SandboxUnavailable } from "../sandbox/create-driver.ts";
 
 const help = `Usage: lab-server [flags]
 
@@ -30,6 +31,9 @@ Flags (each also read from the environment variable shown):
   --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
   --warm-pool <n>                  clusters kept started per cluster shape, handed to new sessions (ETCD_LAB_WARM_POOL,
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
+  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct): namespaces gives
+                                   each session its own uid, network, /proc and /tmp and limits (root, bubblewrap;
+                                   refuses to start without them); the warm pool is off with it
 `;
 
 /** defaultBackend is ours when it is built, else real etcd when it is installed, else ours (to say why not). */
@@ -64,6 +68,7 @@ const { values } = parseArgs({
     "max-sessions-per-learner": { type: "string" },
     "idle-timeout": { type: "string" },
     "warm-pool": { type: "string" },
+    sandbox: { type: "string" },
     help: { type: "boolean", short: "h" },
   },
   strict: true,
@@ -85,6 +90,14 @@ const t0 = Number(process.env["ETCD_LAB_T0"]) || Date.now(); // npm start's own 
 const root = repoRoot();
 const backend = pick(values.backend, "ETCD_LAB_BACKEND", defaultBackend());
 if (backend !== "ours" && backend !== "real") fail(`--backend: expected ours or real, got "${backend}"`);
+let sandbox;
+try {
+  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", "direct"));
+  checkSandbox(sandbox);
+} catch (err) {
+  if (err instanceof RangeError || err instanceof SandboxUnavailable) fail(err.message);
+  throw err;
+}
 const home = resolve(pick(values.home, "ETCD_LAB_HOME", labHome()));
 process.env["ETCD_LAB_HOME"] = home;
 const labsDir = resolve(pick(values.labs, "ETCD_LAB_LABS_DIR", join(root, "lab")));
@@ -118,6 +131,7 @@ const server = await startLabServer({
   warmPerShape: int(pick(values["warm-pool"], "ETCD_LAB_WARM_POOL", "1"), "--warm-pool", 0),
   version,
   connect: connectEtcd,
+  sandbox,
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);

@@ -30,6 +30,8 @@ import { apiRoutes } from "./routes.ts";
 import { dispatch, readBody } from "./router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
+import { createDriver } from "../sandbox/create-driver.ts";
+import type { SandboxMode } from "../sandbox/driver.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -48,6 +50,11 @@ export interface LabServerOptions {
   warmPerShape?: number;
   version: string;
   connect(endpoints: string[]): Connection;
+  /**
+   * sandbox is where sessions' processes run (sandbox/): "direct" (default) as this server's user, "namespaces"
+   * one sandbox per session. Throws SandboxUnavailable when the mode cannot run here, never falling back.
+   */
+  sandbox?: SandboxMode;
 }
 
 /** LabServer is a running lab server. */
@@ -66,7 +73,9 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const token = o.token || newToken();
   let port = o.port;
   let baseUrl = "";
+  const driver = createDriver(o.sandbox ?? "direct", { home: o.home });
   const manager = new SessionManager({
+    driver,
     home: o.home,
     labs: o.labs,
     defaultBackend: o.backend,
@@ -89,6 +98,14 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   let origins = new Set<string>();
   const anyHost = o.host === "0.0.0.0" || o.host === "::";
   const authCfg = () => ({ token, port, sessionByToken: (t: string) => manager.byToken(t)?.id });
+  /** boxed are connections that came out of a session's sandbox: they may use that session's token only. */
+  const boxed = new WeakMap<object, string>();
+  const caller = (req: IncomingMessage): Principal | null => {
+    const p = authenticate(req, authCfg());
+    const box = boxed.get(req.socket);
+    if (box === undefined) return p;
+    return p?.kind === "session" && p.sessionId === box ? p : null;
+  };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://x");
@@ -101,6 +118,8 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
           `origin ${req.headers.origin} is not allowed; open the URL npm start printed, or add it with --allow-origin`,
         );
       }
+      if (boxed.has(req.socket) && (url.pathname === "/api/auth" || url.searchParams.has("token")))
+        throw unauthorized();
       if (url.pathname === "/api/auth" && req.method === "POST") {
         const body = (await readBody(req)) as { token?: unknown };
         if (typeof body.token !== "string" || !sameToken(body.token, token)) throw unauthorized();
@@ -119,7 +138,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
           .end();
         return;
       }
-      const principal = authenticate(req, authCfg());
+      const principal = caller(req);
       if (!principal) throw unauthorized();
       if (principal.kind === "learner" && principal.newLearner)
         res.setHeader("set-cookie", learnerCookieValue(principal.learnerId));
@@ -156,7 +175,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     try {
       if (!originAllowed(req, origins, anyHost))
         throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
-      const principal: Principal | null = authenticate(req, authCfg());
+      const principal: Principal | null = caller(req);
       if (!principal) throw unauthorized();
       const sid = url.searchParams.get("session") ?? "";
       const session = sessionFor(manager, principal, sid);
@@ -186,6 +205,13 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const shownHost = anyHost ? "127.0.0.1" : o.host.includes(":") ? `[${o.host}]` : o.host;
   baseUrl = `http://${shownHost}:${port}`;
   origins = allowedOrigins(o.host, port, o.allowedOrigins);
+  driver.setApi({
+    port,
+    accept: (socket, sessionId) => {
+      boxed.set(socket, sessionId);
+      server.emit("connection", socket);
+    },
+  });
 
   return {
     url: baseUrl,
