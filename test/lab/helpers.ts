@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import type { Backend } from "../../engine/lab-engine/types/status-types.ts";
+import type { SandboxMode } from "../../engine/lab-engine/sandbox/driver.ts";
 import { connectEtcd } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startLabServer, type LabServer } from "../../engine/lab-engine/http/server.ts";
@@ -32,6 +33,7 @@ export async function startTestServer(o: {
   home?: string;
   maxSessions?: number;
   maxSessionsPerLearner?: number;
+  sandbox?: SandboxMode;
 }): Promise<TestServer> {
   const home = o.home ?? mkdtempSync(join(tmpdir(), "etcd-lab-test-"));
   const labs = (await loadLabs(o.labsDir ?? fixtureLabs, join(home, "cache"))).map((l) => l.lab);
@@ -48,6 +50,7 @@ export async function startTestServer(o: {
     idleTimeoutMs: 0,
     version: "test",
     connect: connectEtcd,
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
   });
   return {
     server,

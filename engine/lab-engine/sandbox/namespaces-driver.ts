@@ -26,7 +26,7 @@
 // no other credential (http/server.ts). Nothing else crosses: a learner cannot address any other port.
 //
 // Processes enter the box by an exec chain (cgroup join, nsenter into the relay's namespaces, prlimit, setpriv to
-// the session's uid), so the pid the engine sees is the program's own (driver.ts).
+// the session's uid, env --chdir), so the pid the engine sees is the program's own (driver.ts).
 import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
 import {
   chmodSync,
@@ -78,6 +78,7 @@ const tools = [
   { path: "/usr/bin/setpriv", pkg: "util-linux" },
   { path: "/usr/bin/prlimit", pkg: "util-linux" },
   { path: "/usr/bin/mount", pkg: "mount" },
+  { path: "/usr/bin/env", pkg: "coreutils" },
 ];
 
 /** SandboxUnavailable says why the namespaces sandbox cannot run here, and how to fix it. */
@@ -346,6 +347,8 @@ export class NamespacesBox implements SessionBox {
       "0755",
       "--tmpfs",
       s.home,
+      // The path down to the workspace, searchable by the box's user (bwrap would make it 0700, root's).
+      ...between(s.home, s.workspace).flatMap((d) => ["--perms", "0755", "--dir", d]),
       "--bind",
       s.workspace,
       s.workspace,
@@ -416,7 +419,6 @@ export class NamespacesBox implements SessionBox {
       "--mount",
       "--ipc",
       "--uts",
-      `--wd=${c.cwd}`,
       "--",
       "/usr/bin/prlimit",
       `--nproc=${this.s.maxProcesses}`,
@@ -428,6 +430,10 @@ export class NamespacesBox implements SessionBox {
       "--no-new-privs",
       "--inh-caps=-all",
       "--bounding-set=-all",
+      "--",
+      // nsenter's --wd opens the directory before it enters the mount namespace: outside the box's root.
+      "/usr/bin/env",
+      `--chdir=${c.cwd}`,
       "--",
       c.file,
       ...c.args,
@@ -523,6 +529,13 @@ export class NamespacesBox implements SessionBox {
       await new Promise((r) => setTimeout(r, 20));
     }
   }
+}
+
+/** between lists the directories strictly between `top` and `path` (top-down). */
+function between(top: string, path: string): string[] {
+  const out: string[] = [];
+  for (let d = dirname(path); d.startsWith(top + "/"); d = dirname(d)) out.unshift(d);
+  return out;
 }
 
 function pipe(a: Socket, b: Socket): void {
