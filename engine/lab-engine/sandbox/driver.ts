@@ -34,6 +34,11 @@ export interface SessionBox {
   /** uid is the user the box's processes run as (null: the lab server's own). */
   readonly uid: number | null;
   /**
+   * network is the path of the box's network namespace (/proc/<pid>/ns/net; null: the server's own network). The
+   * kubelet's job sandbox enters it for hostNetwork pods, so a pod on "the node's network" is on the session's.
+   */
+  readonly network: string | null;
+  /**
    * command rewrites a program so that it runs inside the box. The result is an exec chain: the spawned pid is
    * the program's own pid. It also hands the workspace to the box's user (files the server wrote since).
    */
@@ -87,6 +92,7 @@ export function spawnPtyCommand(c: BoxCommand, opts: Omit<IPtyForkOptions, "cwd"
 export class DirectBox implements SessionBox {
   readonly mode = "direct" as const;
   readonly uid = null;
+  readonly network = null;
 
   constructor(readonly workspace: string) {}
 

@@ -449,6 +449,10 @@ export class NamespacesBox implements SessionBox {
     return spawnPtyCommand(this.command(c), opts);
   }
 
+  get network(): string {
+    return `/proc/${this.relayPid}/ns/net`;
+  }
+
   async expose(ports: readonly number[]): Promise<void> {
     for (const port of ports) {
       if (this.exposed.has(port)) continue;

@@ -763,6 +763,7 @@ export class LabSession {
             ? { path: `~/${encryptionConfigPath.slice("home/".length)}`, text: res.encryption.config }
             : null,
           settings,
+          network: this.box?.network ?? null,
           onEvent,
           seed: kube.seed,
         });
