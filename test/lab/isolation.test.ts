@@ -51,7 +51,12 @@ describe.skipIf(!backend || !runnable)("isolation between learners (namespaces s
     return { code, out: readFileSync(join(s.workspace, "home", "out.txt"), "utf8") };
   };
   const uidOf = async (s: Session): Promise<string> => (await shOut(s, "id -u")).out.trim();
-  const m1 = (s: Session) => s.members.find((m) => m.name === "m1")!;
+  /** m1 is member m1 of a session now (a reset restarts it with a new pid). */
+  const m1 = (s: Session) =>
+    t.server.manager
+      .get(s.id)!
+      .info()
+      .members.find((m) => m.name === "m1")!;
 
   it("A's own lab works: etcdctl against its cluster, lab status", async () => {
     expect(await sh(a, "etcdctl put /mine yes && etcdctl get /mine | grep -qx yes")).toBe(0);
@@ -59,6 +64,12 @@ describe.skipIf(!backend || !runnable)("isolation between learners (namespaces s
     expect(await sh(a, "id -u")).toBe(0);
     const { out } = await shOut(a, "id -u");
     expect(Number(out.trim())).toBeGreaterThanOrEqual(200_000);
+  });
+
+  it("A's lab survives a reset inside its sandbox (same ports, fresh shell)", async () => {
+    const S = `/api/sessions/${a.id}`;
+    expect((await t.api("POST", `${S}/reset`, {}, { learner: "alice" })).status).toBe(200);
+    expect(await sh(a, "etcdctl put /after-reset 1 && lab status")).toBe(0);
   });
 
   it("A cannot read B's workspace", async () => {
