@@ -9,6 +9,7 @@ import type { MemberBinary } from "./member-binary.ts";
 import type { ProcessGuard } from "./watchdog.ts";
 import { markerEnv } from "./watchdog.ts";
 import { spawnCommand, type SessionBox } from "../sandbox/driver.ts";
+import { processStopped } from "./pid.ts";
 
 /** MemberExit describes how a member process ended. */
 export interface MemberExit {
@@ -68,14 +69,27 @@ export class MemberProcess {
     return this.flagsValue;
   }
 
-  /** state is "starting" until markUp, "paused" after pause, "down" after exit. */
+  /**
+   * state is "starting" until markUp, "paused" after pause, "down" after exit. A member stopped from outside
+   * (`kill -STOP <pid>` in a lab shell) is "paused" too while it stays stopped, as if the lab had paused it.
+   */
   get state(): ProcessState {
-    return this.stateValue;
+    const running = this.stateValue === "up" || this.stateValue === "starting";
+    const pid = this.memberPid;
+    return running && pid !== null && processStopped(pid) ? "paused" : this.stateValue;
   }
 
   /** pid is the running process's pid (null when down). */
   get pid(): number | null {
     return this.child?.pid ?? null;
+  }
+
+  /**
+   * memberPid is the pid of the member process itself, whose stopped state `state` reads: the spawned child
+   * today; a wrapper that runs the member inside it (a sandbox) supplies the inner pid here.
+   */
+  get memberPid(): number | null {
+    return this.pid;
   }
 
   /** onExit registers a listener for every exit of this member. */
@@ -144,7 +158,7 @@ export class MemberProcess {
     if (!this.child) return null;
     const exited = this.exitPromise as Promise<MemberExit>;
     this.expectingExit = true;
-    if (this.stateValue === "paused") this.signal("SIGCONT");
+    if (this.state === "paused") this.signal("SIGCONT");
     this.signal("SIGTERM");
     const timer = setTimeout(() => this.signal("SIGKILL"), graceMs);
     try {

@@ -56,12 +56,25 @@ export interface AuthConfig {
   token: string;
   port: number;
   sessionByToken(token: string): string | undefined;
+  /**
+   * workshopLearner is set in workshop mode: the learner its signed cookie names is the only learner a request
+   * can be (the per-run token and X-Etcd-Lab-Learner count for nothing, no learner is minted).
+   */
+  workshopLearner?: ((req: IncomingMessage) => string | undefined) | undefined;
 }
 
 /** authenticate returns the caller, or null when the request carries no valid token. */
 export function authenticate(req: IncomingMessage, cfg: AuthConfig): Principal | null {
   const cookies = parseCookies(req.headers.cookie);
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+  if (cfg.workshopLearner) {
+    if (bearer !== undefined) {
+      const sid = cfg.sessionByToken(bearer);
+      return sid ? { kind: "session", sessionId: sid } : null;
+    }
+    const learnerId = cfg.workshopLearner(req);
+    return learnerId ? { kind: "learner", learnerId, newLearner: false } : null;
+  }
   if (bearer !== undefined) {
     if (sameToken(bearer, cfg.token)) {
       const asked = req.headers["x-etcd-lab-learner"];
@@ -90,25 +103,29 @@ export function learnerCookieValue(learnerId: string): string {
 }
 
 /** allowedOrigins lists the origins this server accepts (its own, loopback aliases, configured extras). */
-export function allowedOrigins(host: string, port: number, extra: readonly string[]): Set<string> {
+export function allowedOrigins(host: string, port: number, extra: readonly string[], scheme = "http"): Set<string> {
   const out = new Set(extra.map((o) => o.replace(/\/$/, "")));
   const hosts = new Set([host.includes(":") && !host.startsWith("[") ? `[${host}]` : host]);
   if (["127.0.0.1", "localhost", "::1", "[::1]", "0.0.0.0", "::"].includes(host)) {
     for (const h of ["127.0.0.1", "localhost", "[::1]"]) hosts.add(h);
   }
-  for (const h of hosts) out.add(`http://${h}:${port}`);
+  for (const h of hosts) out.add(`${scheme}://${h}:${port}`);
   return out;
 }
 
-/** originAllowed says whether a request may proceed given its Origin (absent = not a browser cross-origin call). */
+/**
+ * originAllowed says whether a request may proceed given its Origin (absent = not a browser cross-origin call).
+ * `scheme` is how the browser reached us (https with TLS or behind a TLS proxy).
+ */
 export function originAllowed(
   req: IncomingMessage,
   allowed: ReadonlySet<string>,
   serverHostHeaderOk: boolean,
+  scheme = "http",
 ): boolean {
   const origin = req.headers.origin;
   if (origin === undefined) return true;
   if (allowed.has(origin)) return true;
   // Bound to all interfaces (a workshop): the page's own origin is whatever host the learners use.
-  return serverHostHeaderOk && origin === `http://${req.headers.host ?? ""}`;
+  return serverHostHeaderOk && origin === `${scheme}://${req.headers.host ?? ""}`;
 }

@@ -31,9 +31,19 @@ Flags (each also read from the environment variable shown):
   --idle-timeout <s>               destroy unwatched sessions after this long (ETCD_LAB_IDLE_TIMEOUT_S, default 7200; 0 = never)
   --warm-pool <n>                  clusters kept started per cluster shape, handed to new sessions (ETCD_LAB_WARM_POOL,
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
-  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct): namespaces gives
+  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct, namespaces with --workshop): namespaces gives
                                    each session its own uid, network, /proc and /tmp and limits (root, bubblewrap;
                                    refuses to start without them); the warm pool is off with it
+
+Workshop mode (README.md, "Running a workshop"):
+  --workshop                       learners join events with a code and a name (ETCD_LAB_WORKSHOP=1)
+  --admin-token <t>                the instructor's token (ETCD_LAB_ADMIN_TOKEN, default: random, in the admin URL)
+  --max-learners <n>               learners of the events not ended (ETCD_LAB_MAX_LEARNERS, default 100)
+  --tls-cert <file> --tls-key <file>  serve HTTPS with this PEM certificate (chain) and key
+  --behind-proxy                   a TLS reverse proxy on this host forwards to us: Secure cookies, X-Forwarded-* trusted
+                                   from loopback (ETCD_LAB_BEHIND_PROXY=1)
+  Bound beyond loopback, workshop mode needs --tls-cert/--tls-key or --behind-proxy.
+  --idle-timeout also takes 30m, 2h; in workshop mode only input keeps a session alive (a page left open does not).
 `;
 
 /** defaultBackend is ours when it is built, else real etcd when it is installed, else ours (to say why not). */
@@ -69,6 +79,12 @@ const { values } = parseArgs({
     "idle-timeout": { type: "string" },
     "warm-pool": { type: "string" },
     sandbox: { type: "string" },
+    workshop: { type: "boolean" },
+    "admin-token": { type: "string" },
+    "max-learners": { type: "string" },
+    "tls-cert": { type: "string" },
+    "tls-key": { type: "string" },
+    "behind-proxy": { type: "boolean" },
     help: { type: "boolean", short: "h" },
   },
   strict: true,
@@ -86,18 +102,39 @@ const int = (s: string, what: string, min: number): number => {
   return n;
 };
 
-const t0 = Number(process.env["ETCD_LAB_T0"]) || Date.now(); // npm start's own start, when it ran us
-const root = repoRoot();
-const backend = pick(values.backend, "ETCD_LAB_BACKEND", defaultBackend());
-if (backend !== "ours" && backend !== "real") fail(`--backend: expected ours or real, got "${backend}"`);
+/** seconds reads a duration: plain seconds, or a number with s, m or h. */
+const seconds = (s: string, what: string): number => {
+  const m = /^(\d+)([smh]?)$/.exec(s.trim());
+  if (!m) fail(`${what}: expected seconds or a duration like 30m or 2h, got "${s}"`);
+  return Number(m[1]) * ({ "": 1, s: 1, m: 60, h: 3600 }[m[2] ?? ""] ?? 1);
+};
+const truthy = (v: string | undefined): boolean => v === "1" || v === "true";
+const workshop = values.workshop ?? truthy(env["ETCD_LAB_WORKSHOP"]);
+// SANDBOX DEFAULT: workshop mode defaults the sandbox to "namespaces" (h-sandbox), here and nowhere else.
 let sandbox;
 try {
-  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", "direct"));
+  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", workshop ? "namespaces" : "direct"));
   checkSandbox(sandbox);
 } catch (err) {
   if (err instanceof RangeError || err instanceof SandboxUnavailable) fail(err.message);
   throw err;
 }
+const behindProxy = values["behind-proxy"] ?? truthy(env["ETCD_LAB_BEHIND_PROXY"]);
+if (Boolean(values["tls-cert"]) !== Boolean(values["tls-key"])) fail("--tls-cert and --tls-key go together");
+let tls: { cert: string; key: string } | undefined;
+try {
+  tls =
+    values["tls-cert"] && values["tls-key"]
+      ? { cert: readFileSync(values["tls-cert"], "utf8"), key: readFileSync(values["tls-key"], "utf8") }
+      : undefined;
+} catch (err) {
+  fail(`TLS: ${(err as Error).message}`);
+}
+
+const t0 = Number(process.env["ETCD_LAB_T0"]) || Date.now(); // npm start's own start, when it ran us
+const root = repoRoot();
+const backend = pick(values.backend, "ETCD_LAB_BACKEND", defaultBackend());
+if (backend !== "ours" && backend !== "real") fail(`--backend: expected ours or real, got "${backend}"`);
 const home = resolve(pick(values.home, "ETCD_LAB_HOME", labHome()));
 process.env["ETCD_LAB_HOME"] = home;
 const labsDir = resolve(pick(values.labs, "ETCD_LAB_LABS_DIR", join(root, "lab")));
@@ -127,22 +164,34 @@ const server = await startLabServer({
     "--max-sessions-per-learner",
     1,
   ),
-  idleTimeoutMs: int(pick(values["idle-timeout"], "ETCD_LAB_IDLE_TIMEOUT_S", "7200"), "--idle-timeout", 0) * 1000,
+  idleTimeoutMs: seconds(pick(values["idle-timeout"], "ETCD_LAB_IDLE_TIMEOUT_S", "7200"), "--idle-timeout") * 1000,
   warmPerShape: int(pick(values["warm-pool"], "ETCD_LAB_WARM_POOL", "1"), "--warm-pool", 0),
   version,
   connect: connectEtcd,
   sandbox,
+  workshop: workshop
+    ? {
+        adminToken: values["admin-token"] ?? env["ETCD_LAB_ADMIN_TOKEN"],
+        maxLearners: int(pick(values["max-learners"], "ETCD_LAB_MAX_LEARNERS", "100"), "--max-learners", 1),
+      }
+    : undefined,
+  tls,
+  behindProxy,
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);
+  if (err.message.startsWith("workshop mode on ")) fail(err.message);
   throw err;
 });
 
 const secs = ((Date.now() - t0) / 1000).toFixed(1);
 process.stdout.write(
   `etcd-lab ready in ${secs} s: ${labs.length} lab${labs.length === 1 ? "" : "s"}, ${backend} etcd, home ${home}\n` +
-    `  ${server.loginUrl}\n` +
-    `  (open this URL; the token changes every run)\n`,
+    (server.adminUrl
+      ? `  workshop: learners open ${server.loginUrl}\n` +
+        `  instructor: ${server.adminUrl}\n` +
+        `  (the admin URL holds the admin token: keep it to yourself)\n`
+      : `  ${server.loginUrl}\n` + `  (open this URL; the token changes every run)\n`),
 );
 
 let closing = false;

@@ -21,7 +21,8 @@ import type {
 import type { Backend, ClusterStatus } from "../types/status-types.ts";
 import type { ControlAction, ControlSource, LabEvent } from "../types/event-types.ts";
 import type { ControlRequest, LabSession } from "../session/session.ts";
-import type { SessionManager } from "../session/session-manager.ts";
+import { SessionLimitError, type SessionManager } from "../session/session-manager.ts";
+import { fullMessage } from "../workshop/workshop.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import type { ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
@@ -37,6 +38,8 @@ export interface ApiDeps {
   defaultBackend: Backend;
   backends(): Record<Backend, BackendInfo>;
   limits: { maxSessions: number; maxSessionsPerLearner: number };
+  /** workshop is set in workshop mode: who may open a session now, and what happens to one opened (workshop.ts). */
+  workshop?: { admit(learnerId: string): void; opened(session: LabSession): Promise<void> } | undefined;
 }
 
 /** Ask is the part of a call every handler may read, whatever its row. */
@@ -98,7 +101,14 @@ export const handlers = {
     json<{ sessions: Session[] }>({ sessions: c.deps.manager.ofLearner(c.learnerId).map((s) => s.info()) }),
   async openSession(c: LearnerAsk<unknown, Body<typeof schema.openSessionBody>>): Promise<Reply> {
     lab(c.deps, c.body.lab);
-    const { session, created } = await c.deps.manager.open(c.learnerId, c.body.lab, c.body.backend);
+    const w = c.deps.workshop;
+    w?.admit(c.learnerId);
+    const { session, created } = await c.deps.manager.open(c.learnerId, c.body.lab, c.body.backend).catch((err) => {
+      if (w && err instanceof SessionLimitError && err.scope === "server")
+        throw new ApiHttpError(503, "workshop_full", fullMessage);
+      throw err;
+    });
+    await w?.opened(session);
     return json<Session>(session.info(), created ? 201 : 200);
   },
   session: (c: SessionAsk) => json<Session>(c.session.info()),

@@ -121,19 +121,25 @@ export async function dispatch<D>(routes: readonly Route<D>[], r: RouteRequest<D
   return false;
 }
 
-/** readBody reads a JSON body of at most bodyBytesMax bytes ({} when empty). */
+/** drainBytesMax is how much of a body over bodyBytesMax is still read (and dropped) so the client gets its 413
+ * on a connection it can keep using; a body longer still loses its connection. */
+export const drainBytesMax = 1024 * 1024;
+
+/** readBody reads a JSON body of at most bodyBytesMax bytes ({} when empty); a longer one is 413 too_large. */
 export function readBody(req: IncomingMessage): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
+    let tooLarge = false;
     req.on("data", (c: Buffer) => {
       bytes += c.length;
-      if (bytes > bodyBytesMax) {
-        reject(new ApiHttpError(413 as number, "bad_request", `request body over ${bodyBytesMax} bytes`));
-        req.destroy();
-        return;
+      if (bytes <= bodyBytesMax) return void chunks.push(c);
+      if (bytes > bodyBytesMax + drainBytesMax) return void req.destroy();
+      if (!tooLarge) {
+        tooLarge = true;
+        chunks.length = 0;
+        reject(new ApiHttpError(413 as number, "too_large", `request body over ${bodyBytesMax} bytes`));
       }
-      chunks.push(c);
     });
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8").trim();
@@ -149,7 +155,7 @@ export function readBody(req: IncomingMessage): Promise<unknown> {
 }
 
 /** check parses value with schema, or throws 400 naming the first bad field ("body" when the value itself). */
-function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): T {
+export function check<T>(schema: z.ZodType<T, z.ZodTypeDef, unknown>, value: unknown): T {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const i = r.error.issues[0];

@@ -1,6 +1,7 @@
 // The lab server: one node:http server serving the built site, the REST API and the WebSockets, behind the
 // per-run token and the Origin check (API.md §1). startLabServer resolves once it listens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
@@ -32,6 +33,8 @@ import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
 import { createDriver } from "../sandbox/create-driver.ts";
 import type { SandboxMode } from "../sandbox/driver.ts";
+import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
+import { Workshop } from "../workshop/workshop.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -55,6 +58,17 @@ export interface LabServerOptions {
    * one sandbox per session. Throws SandboxUnavailable when the mode cannot run here, never falling back.
    */
   sandbox?: SandboxMode;
+  /** workshop turns on workshop mode (workshop/workshop.ts): learners join events; the per-run token is unused. */
+  workshop?: { adminToken?: string | undefined; maxLearners?: number | undefined } | undefined;
+  /** tls makes the server HTTPS (PEM certificate chain and key). */
+  tls?: { cert: string; key: string } | undefined;
+  /** behindProxy: a TLS reverse proxy on this host forwards to us (Secure cookies; X-Forwarded-* from loopback). */
+  behindProxy?: boolean | undefined;
+}
+
+/** loopbackHost says whether an address is reachable only from this machine. */
+export function loopbackHost(host: string): boolean {
+  return host === "localhost" || host === "::1" || host === "[::1]" || host.startsWith("127.");
 }
 
 /** LabServer is a running lab server. */
@@ -65,11 +79,20 @@ export interface LabServer {
   token: string;
   port: number;
   manager: SessionManager;
+  /** workshop is workshop mode's state (null in single-user mode); adminUrl opens its board as the instructor. */
+  workshop: Workshop | null;
+  adminToken: string | null;
+  adminUrl: string | null;
   close(): Promise<void>;
 }
 
 /** startLabServer starts listening and returns once the port is bound. */
 export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
+  if (o.workshop && !loopbackHost(o.host) && !o.tls && !o.behindProxy)
+    throw new Error(
+      `workshop mode on ${o.host} needs HTTPS: give --tls-cert and --tls-key, or put a TLS reverse proxy in front ` +
+        `and pass --behind-proxy (README.md, "Running a workshop")`,
+    );
   const token = o.token || newToken();
   let port = o.port;
   let baseUrl = "";
@@ -82,12 +105,27 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     maxSessions: o.maxSessions,
     maxSessionsPerLearner: o.maxSessionsPerLearner,
     idleTimeoutMs: o.idleTimeoutMs,
+    idleIgnoresWatchers: Boolean(o.workshop),
     warmPerShape: o.warmPerShape ?? 0,
     connect: o.connect,
     serverUrl: () => baseUrl,
   });
+  const adminToken = o.workshop ? o.workshop.adminToken || newToken() : null;
+  const workshop =
+    o.workshop && adminToken
+      ? new Workshop({
+          home: o.home,
+          manager,
+          adminToken,
+          secureCookies: Boolean(o.tls) || Boolean(o.behindProxy),
+          behindProxy: Boolean(o.behindProxy),
+          maxLearners: o.workshop.maxLearners ?? 100,
+          maxSessions: o.maxSessions,
+        })
+      : null;
   const backendInfo = await backends();
   const deps: ApiDeps = {
+    workshop: workshop ?? undefined,
     manager,
     version: o.version,
     defaultBackend: o.backend,
@@ -97,7 +135,22 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 + 1024 });
   let origins = new Set<string>();
   const anyHost = o.host === "0.0.0.0" || o.host === "::";
-  const authCfg = () => ({ token, port, sessionByToken: (t: string) => manager.byToken(t)?.id });
+  const authCfg = () => ({
+    token,
+    port,
+    sessionByToken: (t: string) => manager.byToken(t)?.id,
+    workshopLearner: workshop ? (req: IncomingMessage) => workshop.learnerOf(req)?.id : undefined,
+  });
+  /** scheme is how the browser reached us: https with TLS, or what a TLS proxy on loopback says it was. */
+  const scheme = (req: IncomingMessage): string => {
+    const fwd = req.headers["x-forwarded-proto"];
+    const peer = req.socket.remoteAddress ?? "";
+    if (o.behindProxy && typeof fwd === "string" && loopbackHost(peer.replace(/^::ffff:/, "")))
+      return fwd.split(",")[0]?.trim() === "https" ? "https" : "http";
+    return o.tls ? "https" : "http";
+  };
+  const originOk = (req: IncomingMessage): boolean =>
+    originAllowed(req, origins, anyHost || Boolean(workshop), scheme(req));
   /** boxed are connections that came out of a session's sandbox: they may use that session's token only. */
   const boxed = new WeakMap<object, string>();
   const caller = (req: IncomingMessage): Principal | null => {
@@ -108,26 +161,32 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const url = new URL(req.url ?? "/", "http://x");
     res.setHeader("x-frame-options", "SAMEORIGIN");
     try {
-      if (!originAllowed(req, origins, anyHost)) {
+      const url = requestUrl(req);
+      if (!originOk(req)) {
         throw new ApiHttpError(
           403,
           "forbidden_origin",
           `origin ${req.headers.origin} is not allowed; open the URL npm start printed, or add it with --allow-origin`,
         );
       }
-      if (boxed.has(req.socket) && (url.pathname === "/api/auth" || url.searchParams.has("token")))
-        throw unauthorized();
-      if (url.pathname === "/api/auth" && req.method === "POST") {
+      // From a session's sandbox only that session's API: no login, no workshop routes, no site.
+      if (boxed.has(req.socket) && !url.pathname.startsWith("/api/sessions/")) throw unauthorized();
+      if (workshop && (await workshop.handle(req, res, url))) return;
+      if (!workshop && url.pathname === "/api/auth" && req.method === "POST") {
         const body = (await readBody(req)) as { token?: unknown };
         if (typeof body.token !== "string" || !sameToken(body.token, token)) throw unauthorized();
         res.writeHead(204, { "set-cookie": authCookies({ token, port }, learnerToIssue(req)) }).end();
         return;
       }
       const queryToken = url.searchParams.get("token");
-      if (queryToken !== null && (req.method === "GET" || req.method === "HEAD") && !url.pathname.startsWith("/api/")) {
+      if (
+        !workshop &&
+        queryToken !== null &&
+        (req.method === "GET" || req.method === "HEAD") &&
+        !url.pathname.startsWith("/api/")
+      ) {
         if (!sameToken(queryToken, token)) throw unauthorized();
         url.searchParams.delete("token");
         res
@@ -139,7 +198,14 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         return;
       }
       const principal = caller(req);
-      if (!principal) throw unauthorized();
+      if (workshop && !url.pathname.startsWith("/api/")) {
+        // The public site: the join page, the lessons, the board page (its data needs the admin token).
+        if (req.method !== "GET" && req.method !== "HEAD")
+          throw new ApiHttpError(405 as number, "bad_request", `${req.method} is not allowed here`);
+        serveStatic(o.siteDir, req, res, url.pathname);
+        return;
+      }
+      if (!principal) throw workshop ? notJoined() : unauthorized();
       if (principal.kind === "learner" && principal.newLearner)
         res.setHeader("set-cookie", learnerCookieValue(principal.learnerId));
       if (url.pathname.startsWith("/api/")) {
@@ -154,7 +220,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       serveStatic(o.siteDir, req, res, url.pathname);
     } catch (err) {
       const e = toApiError(err);
-      if (e.status === 500) console.error(`lab-server: ${req.method} ${url.pathname}:`, err);
+      if (e.status === 500) console.error(`lab-server: ${req.method} ${req.url}:`, err);
       if (e.status === 401 && (req.headers.accept ?? "").includes("text/html")) {
         res.writeHead(401, { "content-type": "text/html; charset=utf-8" });
         res.end(`<!doctype html><meta charset="utf-8"><title>etcd-lab</title><p>${e.message}</p>`);
@@ -165,7 +231,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   };
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const url = new URL(req.url ?? "/", "http://x");
+    guardUpgradeSocket(socket);
     const refuse = (e: ApiHttpError) => {
       const body = JSON.stringify({ error: { code: e.code, message: e.message } });
       socket.end(
@@ -173,16 +239,19 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       );
     };
     try {
-      if (!originAllowed(req, origins, anyHost))
+      const url = requestUrl(req);
+      if (!originOk(req))
         throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
+      if (!boxed.has(req.socket) && workshop?.upgrade(req, socket, head, wss, url)) return;
       const principal: Principal | null = caller(req);
-      if (!principal) throw unauthorized();
+      if (!principal) throw workshop ? notJoined() : unauthorized();
       const sid = url.searchParams.get("session") ?? "";
       const session = sessionFor(manager, principal, sid);
       if (url.pathname !== "/ws/terminal" && url.pathname !== "/ws/cluster")
         throw new ApiHttpError(404, "not_found", `no WebSocket at ${url.pathname}`);
       if (session.state !== "ready") throw new ApiHttpError(409, "busy", `session is ${session.state}`);
       wss.handleUpgrade(req, socket, head, (ws) => {
+        guardWebSocket(ws);
         if (url.pathname === "/ws/terminal") attachTerminal(ws, session, url.searchParams);
         else attachCluster(ws, session);
       });
@@ -191,7 +260,10 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     }
   };
 
-  const server: Server = createServer((req, res) => void onRequest(req, res));
+  const handler = (req: IncomingMessage, res: ServerResponse): void => void onRequest(req, res);
+  const server: Server = o.tls
+    ? createHttpsServer({ cert: o.tls.cert, key: o.tls.key }, handler)
+    : createServer(handler);
   server.on("upgrade", onUpgrade);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -203,8 +275,8 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const addr = server.address();
   port = typeof addr === "object" && addr ? addr.port : o.port;
   const shownHost = anyHost ? "127.0.0.1" : o.host.includes(":") ? `[${o.host}]` : o.host;
-  baseUrl = `http://${shownHost}:${port}`;
-  origins = allowedOrigins(o.host, port, o.allowedOrigins);
+  baseUrl = `${o.tls ? "https" : "http"}://${shownHost}:${port}`;
+  origins = allowedOrigins(o.host, port, o.allowedOrigins, o.tls ? "https" : "http");
   driver.setApi({
     port,
     accept: (socket, sessionId) => {
@@ -215,11 +287,16 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
 
   return {
     url: baseUrl,
-    loginUrl: `${baseUrl}/?token=${token}`,
+    loginUrl: workshop ? `${baseUrl}/` : `${baseUrl}/?token=${token}`,
     token,
     port,
     manager,
+    workshop,
+    adminToken,
+    // The token rides in the fragment: it never reaches a server log; the board page posts it to admin/login.
+    adminUrl: adminToken ? `${baseUrl}/workshop/board/#admin=${adminToken}` : null,
     close: async () => {
+      workshop?.close();
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -232,6 +309,23 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
 function learnerToIssue(req: IncomingMessage): string | undefined {
   const existing = parseCookies(req.headers.cookie)[learnerCookie];
   return existing && learnerIdPattern.test(existing) ? undefined : newLearnerId();
+}
+
+/** requestUrl parses the request target; one that is not a URL path (`//`) is a 400, not a crash. */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? "/", "http://x");
+  } catch {
+    throw new ApiHttpError(400, "bad_request", "the request target is not a URL path");
+  }
+}
+
+function notJoined(): ApiHttpError {
+  return new ApiHttpError(
+    401,
+    "unauthenticated",
+    "join the workshop first: open the workshop's page and type its code",
+  );
 }
 
 function unauthorized(): ApiHttpError {

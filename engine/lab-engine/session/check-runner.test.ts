@@ -52,7 +52,7 @@ const lab: LabDefinition = {
   ],
 };
 
-function runner() {
+function runner(solved: (t: string) => boolean = () => false) {
   const events: LabEventBody[] = [];
   const progress = new ProgressStore(mkdtempSync(join(tmpdir(), "etcd-lab-runner-")));
   const inputs = (task: string): CheckInputs => ({
@@ -75,6 +75,7 @@ function runner() {
     progress,
     log: (e) => events.push(e),
     context: (t) => inputs(t.id),
+    solved: (t) => solved(t.id),
   });
   return { r, events, progress };
 }
@@ -141,6 +142,33 @@ describe("check runner", () => {
     const first = await r.autoCheck();
     expect(first.map((x) => x.task).sort()).toEqual(["bad", "files", "flip", "params", "throws"]);
     expect(await r.autoCheck()).toEqual([]); // nothing changed; flip and files are passed and skipped
+  });
+
+  it("counts failed explicit checks as attempts until the task passes, not the automatic ones", async () => {
+    const { r, progress } = runner();
+    state = { ok: false, message: "not yet" };
+    await r.check(task("flip"));
+    await r.check(task("flip"));
+    await r.autoCheck();
+    expect(progress.task("learner1", lab.id, "flip")).toMatchObject({ attempts: 2, passed: false, solvedBy: null });
+    state = { ok: true, message: "done" };
+    await r.check(task("flip"));
+    state = { ok: false, message: "broken again" };
+    await r.check(task("flip")); // passed already: no attempt
+    expect(progress.task("learner1", lab.id, "flip")).toMatchObject({ attempts: 2, passed: true, solvedBy: "learner" });
+  });
+
+  it("says a task was solved by Solve when its solution ran in the session", async () => {
+    let solving = false;
+    const { r, progress } = runner(() => solving);
+    state = { ok: false, message: "not yet" };
+    await r.check(task("flip"));
+    solving = true;
+    state = { ok: true, message: "done" };
+    await r.check(task("flip"));
+    solving = false;
+    await r.check(task("flip")); // stays what it was when it passed
+    expect(progress.task("learner1", lab.id, "flip")).toMatchObject({ passed: true, solvedBy: "solve", attempts: 1 });
   });
 
   it("hands the check the session's params and the goal of each result", async () => {

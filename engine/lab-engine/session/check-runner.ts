@@ -60,6 +60,8 @@ export interface CheckRunnerOptions {
   context(task: TaskDefinition): CheckInputs;
   /** goal renders a task's goal for this session ({{NAME}} filled); without it, the goal as written. */
   goal?(task: TaskDefinition): string | null;
+  /** solved says whether the task's scripted solution ran in the session since its last reset (solvedBy "solve"). */
+  solved?(task: TaskDefinition): boolean;
 }
 
 /** CheckRunner runs and remembers a session's checks. */
@@ -70,8 +72,11 @@ export class CheckRunner {
 
   constructor(private readonly o: CheckRunnerOptions) {}
 
-  /** check runs a task's check now and returns its sticky result. */
-  async check(task: TaskDefinition): Promise<TaskResult> {
+  /**
+   * check runs a task's check now and returns its sticky result. An explicit check (`attempt`, the default) that
+   * fails while the task is not passed counts as an attempt; the automatic re-checks do not.
+   */
+  async check(task: TaskDefinition, attempt = true): Promise<TaskResult> {
     const raw = await this.run(task);
     const now = new Date().toISOString();
     const prev = this.o.progress.task(this.o.learnerId, this.o.lab.id, task.id);
@@ -83,6 +88,7 @@ export class CheckRunner {
               ...x,
               passed: true,
               passedAt: now,
+              solvedBy: this.o.solved?.(task) ? "solve" : "learner",
             }))
           : prev;
       const keep = !raw.passed ? this.last.get(task.id) : undefined;
@@ -98,6 +104,8 @@ export class CheckRunner {
         current: { passed: raw.passed, message: raw.message },
       };
     } else {
+      if (attempt)
+        this.o.progress.update(this.o.learnerId, this.o.lab.id, task.id, (x) => ({ ...x, attempts: x.attempts + 1 }));
       result = {
         task: task.id,
         title: task.title,
@@ -150,7 +158,7 @@ export class CheckRunner {
       for (const t of this.o.lab.tasks) {
         if (this.o.progress.task(this.o.learnerId, this.o.lab.id, t.id).passed) continue;
         const before = this.last.get(t.id);
-        const r = await this.check(t);
+        const r = await this.check(t, false);
         if (!before || before.passed !== r.passed || before.message !== r.message) changed.push(r);
       }
       return changed;

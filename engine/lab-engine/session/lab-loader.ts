@@ -1,6 +1,7 @@
 // Finding and loading labs: every <labs dir>/<id>/lab.ts whose default export passes the lab format.
 // Under a TypeScript-aware runtime (vitest, tsx) the file is imported as is; from the bundled lab server
-// (plain Node) it is bundled with esbuild into <cache>/<id>-<hash>.mjs first. Errors name the file.
+// (plain Node) it is bundled with esbuild into <cache>/<id>-<hash>.mjs first. Errors name the file, also those
+// thrown while the module is imported (defineLab validates then); one load reports every broken file.
 import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
@@ -23,16 +24,15 @@ export function labFiles(dir: string): string[] {
     .map((name) => join(dir, name, "lab.ts"));
 }
 
-/** loadLabModule loads and validates one lab.ts; its id must equal its directory name. */
+/** loadLabModule loads and validates one lab.ts; its id must equal its directory name. Every error names the file. */
 export async function loadLabModule(file: string, cacheDir: string): Promise<LoadedLab> {
   const shown = relative(repoRoot(), file) || file;
-  const mod = (await importTs(file, cacheDir)) as { default?: unknown };
   let lab: LabDefinition;
   try {
-    lab = validateLab(mod.default);
+    // defineLab validates while the module is imported; validateLab covers a default export without it.
+    lab = validateLab(((await importTs(file, cacheDir)) as { default?: unknown }).default);
   } catch (err) {
-    if (err instanceof LabFormatError) throw err.inFile(shown);
-    throw err;
+    throw inFile(err, shown);
   }
   const dirName = file.split("/").at(-2);
   if (lab.id !== dirName) {
@@ -41,10 +41,28 @@ export async function loadLabModule(file: string, cacheDir: string): Promise<Loa
   return { lab, file };
 }
 
-/** loadLabs loads every lab under `dir`; a broken lab fails the whole load with its file named. */
+/** inFile names `shown` in an error of loading it. A bundled lab carries its own copy of LabFormatError, so the
+ * format error is recognised by its name and problems, not by class. */
+function inFile(err: unknown, shown: string): Error {
+  const e = err as { name?: unknown; problems?: unknown; message?: unknown };
+  if (e?.name === "LabFormatError" && Array.isArray(e.problems))
+    return new LabFormatError(e.problems.map(String), shown);
+  return new Error(`${shown}: ${String(e?.message ?? err)}`, { cause: err });
+}
+
+/** loadLabs loads every lab under `dir`; any broken lab fails the whole load, with every broken file named. */
 export async function loadLabs(dir: string, cacheDir: string): Promise<LoadedLab[]> {
   const out: LoadedLab[] = [];
-  for (const f of labFiles(dir)) out.push(await loadLabModule(f, cacheDir));
+  const errors: Error[] = [];
+  for (const f of labFiles(dir)) {
+    try {
+      out.push(await loadLabModule(f, cacheDir));
+    } catch (err) {
+      errors.push(err as Error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, errors.map((e) => e.message).join("\n"));
   return out;
 }
 

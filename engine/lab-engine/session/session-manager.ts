@@ -12,9 +12,15 @@ import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "../cluster/watchdog.ts";
 import { DirectDriver, type SessionDriver } from "../sandbox/driver.ts";
 
-/** SessionLimitError is a session refused by a cap; the message says what to close. */
+/** SessionLimitError is a session refused by a cap (the learner's or the server's); the message says what to close. */
 export class SessionLimitError extends Error {
   override name = "SessionLimitError";
+  constructor(
+    message: string,
+    readonly scope: "learner" | "server",
+  ) {
+    super(message);
+  }
 }
 
 /** ManagerOptions configure the session manager. */
@@ -26,6 +32,8 @@ export interface ManagerOptions {
   maxSessionsPerLearner: number;
   /** idleTimeoutMs destroys sessions nobody touched or watched for this long (0 = never). */
   idleTimeoutMs: number;
+  /** idleIgnoresWatchers: a session only watched (a page left open) is idle too; only input keeps it (workshops). */
+  idleIgnoresWatchers?: boolean;
   connect(endpoints: string[]): Connection;
   serverUrl(): string;
   /**
@@ -103,6 +111,11 @@ export class SessionManager {
     return [...this.sessions.values()].filter((s) => s.learnerId === learner);
   }
 
+  /** count is how many sessions run or are being created (what the server-wide cap counts, warm pool aside). */
+  count(): number {
+    return this.sessions.size + this.creating.size;
+  }
+
   /** all lists every session. */
   all(): LabSession[] {
     return [...this.sessions.values()];
@@ -129,12 +142,14 @@ export class SessionManager {
       throw new SessionLimitError(
         `you already have ${mine} sessions (the limit is ${this.o.maxSessionsPerLearner}): ${labs.join(", ")}; ` +
           `close one (DELETE /api/sessions/<id>) before opening ${labId}`,
+        "learner",
       );
     }
     if (this.sessions.size + this.creating.size >= this.o.maxSessions) {
       throw new SessionLimitError(
         `this lab server runs ${this.o.maxSessions} sessions, its limit (--max-sessions); ` +
           `ask the instructor to raise it or wait for a session to close`,
+        "server",
       );
     }
     const chosen = backend ?? this.o.defaultBackend;
@@ -189,7 +204,8 @@ export class SessionManager {
   private async reapIdle(): Promise<void> {
     const cutoff = Date.now() - this.o.idleTimeoutMs;
     for (const s of this.sessions.values()) {
-      if (!s.active && s.lastActivity < cutoff && s.state === "ready") await this.destroy(s.id);
+      const watched = s.active && !this.o.idleIgnoresWatchers;
+      if (!watched && s.lastActivity < cutoff && s.state === "ready") await this.destroy(s.id);
     }
   }
 }

@@ -135,6 +135,8 @@ export class LabSession {
   private sampling: Promise<ClusterStatus> | null = null;
   private shellPath = "";
   private solving = new Set<string>();
+  /** solvedTasks are the tasks whose scripted solution Solve typed since the last create or reset. */
+  private readonly solvedTasks = new Set<string>();
   /**
    * spare is the "main" shell started while the cluster elects, handed out by the first openTerminal("main")
    * (a lesson page opens it right after the session). It costs one idle bash (~4 MiB) until then.
@@ -169,6 +171,7 @@ export class LabSession {
       log: (e) => this.events.append(e),
       context: (task) => this.checkContext(task),
       goal: (task) => this.goalOf(task),
+      solved: (task) => this.solvedTasks.has(task.id),
     });
   }
 
@@ -271,6 +274,11 @@ export class LabSession {
       this.observers.delete(observer);
       this.touch();
     };
+  }
+
+  /** lastSample is the newest status sample (null before the first, and while resetting). */
+  get lastSample(): ClusterStatus | null {
+    return this.lastStatus;
   }
 
   /** observed says whether anyone watches the status stream. */
@@ -545,7 +553,16 @@ export class LabSession {
         const result = await this.checks.checkRaw(task);
         return { task: task.id, commands, result, anti: antiVerdict(anti, result) };
       }
+      this.solvedTasks.add(task.id); // before the first command: a pass seen while it types is Solve's
       const commands = await terminal.run(task.solution);
+      for (const r of commands)
+        this.events.append({
+          type: "command",
+          task: task.id,
+          command: r.command,
+          exitCode: r.exitCode,
+          source: "solve",
+        });
       const result = await this.check(task.id);
       return { task: task.id, commands, result };
     } finally {
@@ -643,6 +660,7 @@ export class LabSession {
       this.lastStatus = null;
       if (clearProgress) this.deps.progress.clear(this.learnerId, this.lab.id);
       this.checks.forget();
+      this.solvedTasks.clear();
       await this.boot(ports);
       for (const t of this.terminals.values()) await t.replace(shellEnv(this.shellSettings(), this.shellPath, t.id));
       this.events.append({
@@ -1011,7 +1029,8 @@ export class LabSession {
     return this.conn;
   }
 
-  private touch(): void {
+  /** touch records activity (an API call, terminal input): an idle session is one nobody touched. */
+  touch(): void {
     this.lastActivity = Date.now();
   }
 }

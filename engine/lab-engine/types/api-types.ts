@@ -19,9 +19,19 @@ export type ApiErrorCode =
   | "busy"
   | "invalid_state"
   | "session_limit"
+  | "too_large"
   | "cluster_error"
   | "timeout"
-  | "internal";
+  | "internal"
+  // Workshop mode (API.md §6).
+  | "unauthenticated"
+  | "bad_code"
+  | "bad_resume"
+  | "bad_token"
+  | "event_closed"
+  | "name_taken"
+  | "workshop_full"
+  | "rate_limited";
 
 /** BackendInfo says whether a backend can run here and what it supports. */
 export interface BackendInfo {
@@ -57,6 +67,10 @@ export interface TaskProgress {
   passed: boolean;
   passedAt: string | null;
   hintsRevealed: number;
+  /** attempts counts the task's explicit checks that failed while it was not passed (0 in files older than it). */
+  attempts: number;
+  /** solvedBy says who made it pass: "solve" when its scripted solution ran in the session since its last reset. */
+  solvedBy: "learner" | "solve" | null;
 }
 
 /** LabProgress is a learner's persisted progress in one lab. */

@@ -56,6 +56,8 @@ export type LabEventBody =
   | { type: "alarm.raised"; member: string; alarm: string }
   | { type: "alarm.cleared"; member: string; alarm: string }
   | { type: "check"; task: string; passed: boolean; message: string }
+  // A command Solve typed into a shell for a task's scripted solution (what the learner types is not logged).
+  | { type: "command"; task: string; command: string; exitCode: number | null; source: "solve" }
   | { type: "fill-quota.done"; written: number; bytes: number; error: string | null }
   // The simulated kubelets' static pods (cluster/static-pods.ts). `master` is the member (m1), `node` its master
   // (k8s-master-1); `initiator` is "kubelet" (its 20 s poll, a back-off restart) or who forced a sync.

@@ -19,8 +19,14 @@ describe("server progress", () => {
       [lab.id]: {
         lab: lab.id,
         tasks: {
-          "leader-changed": { passed: true, passedAt: "2026-01-01T00:00:00Z", hintsRevealed: 0 },
-          "write-after-recovery": { passed: false, passedAt: null, hintsRevealed: 2 },
+          "leader-changed": {
+            passed: true,
+            passedAt: "2026-01-01T00:00:00Z",
+            hintsRevealed: 0,
+            attempts: 0,
+            solvedBy: "learner" as const,
+          },
+          "write-after-recovery": { passed: false, passedAt: null, hintsRevealed: 2, attempts: 1, solvedBy: null },
         },
       },
     };
