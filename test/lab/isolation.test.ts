@@ -72,6 +72,19 @@ describe.skipIf(!backend || !runnable)("isolation between learners (namespaces s
     expect(await sh(a, "etcdctl put /after-reset 1 && lab status")).toBe(0);
   });
 
+  it("the shell in the sandbox reaches its session's S3 endpoint (a server port it was given)", async () => {
+    const backup = (await t.api<Session>("POST", "/api/sessions", { lab: "00-backup" }, { learner: "alice" })).body;
+    expect(backup, JSON.stringify(backup)).toMatchObject({ state: "ready" });
+    const solved = await t.api<{ result: { passed: boolean; message: string } }>(
+      "POST",
+      `/api/sessions/${backup.id}/tasks/ship/solve`,
+      {},
+      { learner: "alice" },
+    );
+    expect(solved.body.result).toMatchObject({ passed: true });
+    await t.api("DELETE", `/api/sessions/${backup.id}`, undefined, { learner: "alice" });
+  });
+
   it("A cannot read B's workspace", async () => {
     const file = join(b.workspace, "events.jsonl");
     expect(await sh(b, `cat ${file} > /dev/null`)).toBe(0);
