@@ -3,7 +3,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, wri
 import { createServer, connect, type Server } from "node:net";
 import { join } from "node:path";
 import { DirectDriver, type SessionBox } from "./driver.ts";
-import { NamespacesDriver, relayBundle, scrubEnv } from "./namespaces-driver.ts";
+import { checkNamespaces, NamespacesDriver, relayBundle, scrubEnv } from "./namespaces-driver.ts";
+import { parseSandboxMode } from "./create-driver.ts";
 import { freePorts } from "../cluster/ports.ts";
 import { spawnCommand } from "./driver.ts";
 
@@ -45,6 +46,22 @@ describe("DirectDriver", () => {
     });
     const r = await runBounded("id", ["-u"], "/tmp", env, box);
     expect(r.stdout.trim()).toBe(String(process.getuid?.()));
+  });
+});
+
+describe("checkSandbox", () => {
+  it("refuses namespaces without bubblewrap, naming the install command", () => {
+    expect(() => checkNamespaces((p) => p !== "/usr/bin/bwrap")).toThrow(
+      /--sandbox namespaces needs \/usr\/bin\/bwrap: install with: sudo apt-get install -y bubblewrap/,
+    );
+    expect(() => checkNamespaces((p) => p !== "/usr/bin/nsenter" && p !== "/usr/bin/bwrap")).toThrow(
+      /apt-get install -y bubblewrap util-linux/,
+    );
+  });
+
+  it("knows the modes", () => {
+    expect(parseSandboxMode("namespaces")).toBe("namespaces");
+    expect(() => parseSandboxMode("docker")).toThrow('--sandbox: expected direct or namespaces, got "docker"');
   });
 });
 

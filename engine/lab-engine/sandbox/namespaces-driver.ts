@@ -112,10 +112,10 @@ function cgroupLayout(): CgroupLayout | null {
 /**
  * checkNamespaces throws SandboxUnavailable, naming the install command or the missing kernel feature, unless
  * this machine can run the namespaces sandbox: root, bwrap and util-linux's tools, network and mount
- * namespaces, memory and pids cgroups, the built relay.
+ * namespaces, memory and pids cgroups, the built relay. `exists` checks a tool's path (a test leaves one out).
  */
-export function checkNamespaces(): void {
-  const missing = tools.filter((t) => !existsSync(t.path));
+export function checkNamespaces(exists: (path: string) => boolean = existsSync): void {
+  const missing = tools.filter((t) => !exists(t.path));
   if (missing.length) {
     const pkgs = [...new Set(missing.map((t) => t.pkg))].join(" ");
     throw new SandboxUnavailable(
