@@ -71,6 +71,11 @@ const layer = {
     regex: "(^|/)engine/(?!lab-engine/index\\.ts$)",
     message: "The site reaches the engine through engine/lab-engine/index.ts only (engine/README.md).",
   },
+  sandboxBelow: {
+    regex: "^\\.\\./(session|http|lab-cli|kube|terminal|s3|backup)/",
+    message:
+      "lab-engine/sandbox sits below what it runs: it imports types/ and cluster/ helpers only (engine/lab-engine/README.md).",
+  },
   labFormat: {
     regex: "(^|/)engine/(?!lab-engine/types/|store/client/)",
     message:
@@ -145,6 +150,10 @@ export default tseslint.config(
     rules: restrict(layer.notTools, layer.notLabEngine, layer.notLab, layer.storeClientSide),
   },
   { files: ["engine/lab-engine/**/*.ts"], rules: restrict(layer.notTools, layer.storeClientSide) },
+  {
+    files: ["engine/lab-engine/sandbox/**/*.ts"],
+    rules: restrict(layer.notTools, layer.storeClientSide, layer.sandboxBelow),
+  },
   { files: ["engine/go/**/*.ts"], rules: restrict(layer.go) },
   { files: ["engine/aws/**/*.ts"], rules: restrict(layer.aws) },
   { files: ["site/**/*.{ts,mjs,js}"], rules: restrict(layer.siteEntry, layer.notLab) },

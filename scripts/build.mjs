@@ -27,6 +27,7 @@ export const entries = {
   "age-keygen": "engine/tools/age/keygen-main.ts",
   rclone: "engine/tools/rclone/main.ts",
   "lab-server": "engine/lab-engine/http/main.ts",
+  "lab-relay": "engine/lab-engine/sandbox/relay-main.ts",
 };
 
 /**

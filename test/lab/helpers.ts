@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import type { Backend } from "../../engine/lab-engine/types/status-types.ts";
+import type { SandboxMode } from "../../engine/lab-engine/sandbox/driver.ts";
 import { connectEtcd } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startLabServer, type LabServer } from "../../engine/lab-engine/http/server.ts";
@@ -34,6 +35,7 @@ export async function startTestServer(o: {
   maxSessions?: number;
   maxSessionsPerLearner?: number;
   lti?: LtiConfig;
+  sandbox?: SandboxMode;
 }): Promise<TestServer> {
   const home = o.home ?? mkdtempSync(join(tmpdir(), "etcd-lab-test-"));
   const labs = (await loadLabs(o.labsDir ?? fixtureLabs, join(home, "cache"))).map((l) => l.lab);
@@ -51,6 +53,7 @@ export async function startTestServer(o: {
     version: "test",
     connect: connectEtcd,
     lti: o.lti,
+    ...(o.sandbox ? { sandbox: o.sandbox } : {}),
   });
   return {
     server,

@@ -33,6 +33,7 @@ import { StatusSampler } from "./status-sampler.ts";
 import { ClusterControlError } from "./control-error.ts";
 import type { ClusterRpc } from "./cluster-rpc.ts";
 import type { ProcessGuard } from "./watchdog.ts";
+import type { SessionBox } from "../sandbox/driver.ts";
 import type { LabEventBody } from "../types/event-types.ts";
 
 /** ClusterOptions configure a cluster. */
@@ -44,6 +45,8 @@ export interface ClusterOptions {
   members: number;
   quotaBackendBytes?: number | undefined;
   guard: ProcessGuard;
+  /** box is the session's sandbox the members run in (absent: the server's own user and network). */
+  box?: SessionBox | undefined;
   rpc: ClusterRpc;
   onEvent: (e: LabEventBody) => void;
   /** ports reuses a previous cluster's ports (3 per member: client, peer, metrics), e.g. on reset. */
@@ -372,6 +375,7 @@ export class Cluster {
     announce(`m${n}`);
     const [a, b, c] = await freePorts(3);
     const spec = memberSpec(this.opts.workspace, `m${n}`, [a as number, b as number, c as number]);
+    await this.opts.box?.expose([a as number, b as number, c as number]);
     const live = this.liveEndpoints();
     const { members } = await this.rpcCall(() => this.opts.rpc.memberAdd(live, [peerUrl(spec)]));
     const m = this.track(spec);
@@ -474,6 +478,7 @@ export class Cluster {
       this.track(memberSpec(this.opts.workspace, `m${i + 1}`, p));
     }
     const ic = initialCluster(this.members.map((m) => m.spec));
+    await this.opts.box?.expose(ports);
     this.opts.onPhase?.("ports");
     if (this.opts.backend === "real") this.etcdVersion = await memberVersion(this.binary);
     // Every member at once: each one's start-up is mostly its own CPU, and none needs another to be up.
@@ -522,6 +527,7 @@ export class Cluster {
       logFile: this.logFile(spec.name),
       env: this.binary.faultChannel ? { ETCD_LAB_CONTROL_SOCKET: spec.controlSocket } : {},
       guard: this.opts.guard,
+      box: this.opts.box,
     });
     const m: Member = {
       spec,

@@ -1,13 +1,14 @@
 // One member's OS process: spawn with etcd's flags in its own process group (adopted by the ProcessGuard),
 // stderr and stdout appended to <workspace>/logs/<name>.log, and the signals behind the lab's process
 // controls (SIGTERM, SIGKILL, SIGSTOP, SIGCONT) with their effect observed before returning.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, mkdirSync, openSync, statSync, truncateSync } from "node:fs";
 import { dirname } from "node:path";
 import type { ProcessState } from "../types/status-types.ts";
 import type { MemberBinary } from "./member-binary.ts";
 import type { ProcessGuard } from "./watchdog.ts";
 import { markerEnv } from "./watchdog.ts";
+import { spawnCommand, type SessionBox } from "../sandbox/driver.ts";
 import { processStopped } from "./pid.ts";
 
 /** MemberExit describes how a member process ended. */
@@ -28,6 +29,8 @@ export interface SpawnSpec {
   /** env is added to a scrubbed environment (no ETCD_* / ETCDCTL_* from the server's own). */
   env: Record<string, string>;
   guard: ProcessGuard;
+  /** box is the session's sandbox the member runs in (absent: the server's own user and network). */
+  box?: SessionBox | undefined;
 }
 
 /** logBytesMax bounds a member's log file: past it the file is truncated (etcd's own logs rotate too). */
@@ -113,12 +116,14 @@ export class MemberProcess {
     const fd = openSync(this.spec.logFile, "a");
     let child: ChildProcess;
     try {
-      child = spawn(this.spec.binary.command, [...this.spec.binary.argsPrefix, ...flags], {
+      const c = {
+        file: this.spec.binary.command,
+        args: [...this.spec.binary.argsPrefix, ...flags],
         cwd: this.spec.cwd,
         env: memberEnv(this.spec.env, this.spec.guard),
-        detached: true,
-        stdio: ["ignore", fd, fd],
-      });
+      };
+      const opts = { detached: true, stdio: ["ignore", fd, fd] as ["ignore", number, number] };
+      child = this.spec.box ? this.spec.box.spawn(c, opts) : spawnCommand(c, opts);
     } finally {
       closeSync(fd);
     }

@@ -13,6 +13,7 @@ import { defaultLabCacheDir, loadLabs } from "../session/lab-loader.ts";
 import { labHome } from "../session/workspace.ts";
 import { startLabServer } from "./server.ts";
 import { loadLtiConfig } from "../lti/lti-config.ts";
+import { checkSandbox, parseSandboxMode, SandboxUnavailable } from "../sandbox/create-driver.ts";
 
 const help = `Usage: lab-server [flags]
 
@@ -34,6 +35,9 @@ Flags (each also read from the environment variable shown):
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
   --lti-config <file>              be an LTI 1.3 tool for the platforms this JSON file registers (ETCD_LAB_LTI_CONFIG;
                                    docs/lti.md): launches at /lti/login and /lti/launch, grades posted as tasks pass
+  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct, namespaces with --workshop): namespaces gives
+                                   each session its own uid, network, /proc and /tmp and limits (root, bubblewrap;
+                                   refuses to start without them); the warm pool is off with it
 
 Workshop mode (README.md, "Running a workshop"):
   --workshop                       learners join events with a code and a name (ETCD_LAB_WORKSHOP=1)
@@ -78,6 +82,7 @@ const { values } = parseArgs({
     "max-sessions-per-learner": { type: "string" },
     "idle-timeout": { type: "string" },
     "warm-pool": { type: "string" },
+    sandbox: { type: "string" },
     workshop: { type: "boolean" },
     "admin-token": { type: "string" },
     "max-learners": { type: "string" },
@@ -110,7 +115,15 @@ const seconds = (s: string, what: string): number => {
 };
 const truthy = (v: string | undefined): boolean => v === "1" || v === "true";
 const workshop = values.workshop ?? truthy(env["ETCD_LAB_WORKSHOP"]);
-// SANDBOX DEFAULT: once --sandbox exists (h-sandbox), workshop mode defaults it to "namespaces" here and nowhere else.
+// SANDBOX DEFAULT: workshop mode defaults the sandbox to "namespaces" (h-sandbox), here and nowhere else.
+let sandbox;
+try {
+  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", workshop ? "namespaces" : "direct"));
+  checkSandbox(sandbox);
+} catch (err) {
+  if (err instanceof RangeError || err instanceof SandboxUnavailable) fail(err.message);
+  throw err;
+}
 const behindProxy = values["behind-proxy"] ?? truthy(env["ETCD_LAB_BEHIND_PROXY"]);
 if (Boolean(values["tls-cert"]) !== Boolean(values["tls-key"])) fail("--tls-cert and --tls-key go together");
 let tls: { cert: string; key: string } | undefined;
@@ -167,6 +180,7 @@ const server = await startLabServer({
   warmPerShape: int(pick(values["warm-pool"], "ETCD_LAB_WARM_POOL", "1"), "--warm-pool", 0),
   version,
   connect: connectEtcd,
+  sandbox,
   workshop: workshop
     ? {
         adminToken: values["admin-token"] ?? env["ETCD_LAB_ADMIN_TOKEN"],

@@ -31,6 +31,8 @@ import { apiRoutes } from "./routes.ts";
 import { dispatch, readBody } from "./router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
+import { createDriver } from "../sandbox/create-driver.ts";
+import type { SandboxMode } from "../sandbox/driver.ts";
 import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
 import { Workshop } from "../workshop/workshop.ts";
 import type { LtiConfig } from "../lti/lti-config.ts";
@@ -53,6 +55,11 @@ export interface LabServerOptions {
   warmPerShape?: number;
   version: string;
   connect(endpoints: string[]): Connection;
+  /**
+   * sandbox is where sessions' processes run (sandbox/): "direct" (default) as this server's user, "namespaces"
+   * one sandbox per session. Throws SandboxUnavailable when the mode cannot run here, never falling back.
+   */
+  sandbox?: SandboxMode;
   /** workshop turns on workshop mode (workshop/workshop.ts): learners join events; the per-run token is unused. */
   workshop?: { adminToken?: string | undefined; maxLearners?: number | undefined } | undefined;
   /** tls makes the server HTTPS (PEM certificate chain and key). */
@@ -101,7 +108,9 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const token = o.token || newToken();
   let port = o.port;
   let baseUrl = "";
+  const driver = createDriver(o.sandbox ?? "direct", { home: o.home });
   const manager = new SessionManager({
+    driver,
     home: o.home,
     labs: o.labs,
     defaultBackend: o.backend,
@@ -166,11 +175,21 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         isAdmin: (req) => sameToken(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1], token),
       })
     : null;
+  /** boxed are connections that came out of a session's sandbox: they may use that session's token only. */
+  const boxed = new WeakMap<object, string>();
+  const caller = (req: IncomingMessage): Principal | null => {
+    const p = authenticate(req, authCfg());
+    const box = boxed.get(req.socket);
+    if (box === undefined) return p;
+    return p?.kind === "session" && p.sessionId === box ? p : null;
+  };
 
   const onRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     res.setHeader("x-frame-options", "SAMEORIGIN");
     try {
       const url = requestUrl(req);
+      // From a session's sandbox only that session's API: no login, no workshop routes, no site, no LTI.
+      if (boxed.has(req.socket) && !url.pathname.startsWith("/api/sessions/")) throw unauthorized();
       // Before the Origin and token checks: a platform's launch is a cross-site form post (lti/lti-tool.ts).
       if (lti && url.pathname.startsWith("/lti/") && (await lti.handle(req, res, url))) return;
       if (!originOk(req)) {
@@ -204,7 +223,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
           .end();
         return;
       }
-      const principal = authenticate(req, authCfg());
+      const principal = caller(req);
       if (workshop && !url.pathname.startsWith("/api/")) {
         // The public site: the join page, the lessons, the board page (its data needs the admin token).
         if (req.method !== "GET" && req.method !== "HEAD")
@@ -249,8 +268,8 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       const url = requestUrl(req);
       if (!originOk(req))
         throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
-      if (workshop?.upgrade(req, socket, head, wss, url)) return;
-      const principal: Principal | null = authenticate(req, authCfg());
+      if (!boxed.has(req.socket) && workshop?.upgrade(req, socket, head, wss, url)) return;
+      const principal: Principal | null = caller(req);
       if (!principal) throw workshop ? notJoined() : unauthorized();
       const sid = url.searchParams.get("session") ?? "";
       const session = sessionFor(manager, principal, sid);
@@ -284,6 +303,13 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
   const shownHost = anyHost ? "127.0.0.1" : o.host.includes(":") ? `[${o.host}]` : o.host;
   baseUrl = `${o.tls ? "https" : "http"}://${shownHost}:${port}`;
   origins = allowedOrigins(o.host, port, o.allowedOrigins, o.tls ? "https" : "http");
+  driver.setApi({
+    port,
+    accept: (socket, sessionId) => {
+      boxed.set(socket, sessionId);
+      server.emit("connection", socket);
+    },
+  });
 
   return {
     url: baseUrl,

@@ -33,6 +33,8 @@ export interface ControlPlaneOptions {
   /** encryptionConfig is the EncryptionConfiguration the apiserver starts with (null: none). */
   encryptionConfig: { path: string; text: string } | null;
   settings: ControlPlaneSettings;
+  /** network is the session sandbox's network namespace, for hostNetwork Job pods (null: the server's). */
+  network?: string | null;
   onEvent: (e: KubeEvent | KubeSimEvent) => void;
   /** seed makes the simulation's random choices (pod name suffixes, IPs) reproducible per session. */
   seed: number;
@@ -118,7 +120,12 @@ export class ControlPlane {
         onEvent: o.onEvent,
         timings: { nodeLeaseRenewMs: o.settings.nodeLeaseRenewMs },
         // Job pods' commands really run, sandboxed; hostPath is the node's directory under the learner's home.
-        runner: new SandboxRunner({ workspace: dirname(o.home), repo: repoRoot(), hostDir: nodeDir(o.home) }),
+        runner: new SandboxRunner({
+          workspace: dirname(o.home),
+          repo: repoRoot(),
+          hostDir: nodeDir(o.home),
+          network: o.network ?? null,
+        }),
       });
       const cp = new ControlPlane(apiserver, sim, o.home);
       for (const m of masters) cp.apiserverMasters.add(m);

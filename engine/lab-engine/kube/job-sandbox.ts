@@ -37,6 +37,11 @@ export interface SandboxOptions {
   maxOutputBytes?: number;
   /** maxConcurrent is how many sandboxes of the session run at once (2); the others wait. */
   maxConcurrent?: number;
+  /**
+   * network is the session sandbox's network namespace (SessionBox.network): hostNetwork pods join it instead of
+   * the lab server's network, where every session's member ports are relayed. Null or absent: the server's.
+   */
+  network?: string | null;
   /** writableLimitBytes caps a container's writable /tmp and /root (256 MiB): over it, the pod is evicted. */
   writableLimitBytes?: number;
 }
@@ -307,7 +312,13 @@ export class SandboxRunner implements ContainerRunner {
   ): Promise<RunResult> {
     const maxOut = this.o.maxOutputBytes ?? 2 ** 20;
     return new Promise((resolve) => {
-      const child = spawn(this.bwrap, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+      const net = this.o.network && args.includes("--share-net") ? this.o.network : null;
+      const child = net
+        ? spawn("/usr/bin/nsenter", [`--net=${net}`, "--", this.bwrap, ...args], {
+            stdio: ["ignore", "pipe", "pipe"],
+            detached: true,
+          })
+        : spawn(this.bwrap, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
       const chunks: Buffer[] = [];
       let size = 0;
       let truncated = false;

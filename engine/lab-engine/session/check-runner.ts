@@ -1,7 +1,7 @@
 // Running a lab's checks: each gets a CheckContext (store reads, a fresh status, the event log, workspace
 // files, our tools), a time limit, and its throw turned into a failed result. Results are sticky once
 // passed (persisted as progress) and logged to the event log when they change.
-import { spawn } from "node:child_process";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { join } from "node:path";
 import type {
   BackupBucket,
@@ -21,6 +21,7 @@ import type { EtcdClient } from "../../store/client/index.ts";
 import { readOnlyStore } from "../types/lab-store.ts";
 import type { ProgressStore } from "./progress-store.ts";
 import { workspaceFiles } from "./workspace.ts";
+import { spawnCommand, type SessionBox } from "../sandbox/driver.ts";
 
 /** checkTimeoutMs bounds one check. */
 export const checkTimeoutMs = 15_000;
@@ -40,6 +41,8 @@ export interface CheckInputs {
   events: readonly LabEvent[];
   workspace: string;
   env: Record<string, string>;
+  /** box is the session's sandbox: ctx.tool runs there (absent: as the server's user). */
+  box?: SessionBox | undefined;
   params: Params;
   /** kube is the session's apiserver client (labs with a control plane). */
   kube: KubeClient | null;
@@ -252,7 +255,7 @@ export function buildContext(i: CheckInputs): CheckContext {
     status: i.status,
     events: i.events,
     files: workspaceFiles(i.workspace),
-    tool: (name, args) => runTool(name, args, join(i.workspace, "home"), i.env),
+    tool: (name, args) => runTool(name, args, join(i.workspace, "home"), i.env, toolTimeoutMs, i.box),
     params: { ...i.params },
     ...(i.kube ? { kube: i.kube } : {}),
     ...(i.s3 ? { s3: i.s3 } : {}),
@@ -267,8 +270,9 @@ export function runTool(
   cwd: string,
   env: Record<string, string>,
   timeoutMs = toolTimeoutMs,
+  box?: SessionBox,
 ): Promise<ToolResult> {
-  return runBounded(name, args, cwd, env, timeoutMs);
+  return runBounded(name, args, cwd, env, timeoutMs, box);
 }
 
 /** setupRunTimeoutMs bounds one SetupContext.run command. */
@@ -287,9 +291,13 @@ export function runBounded(
   cwd: string,
   env: Record<string, string>,
   timeoutMs: number,
+  box?: SessionBox,
 ): Promise<ToolResult> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const c = { file, args, cwd, env };
+    const opts = { stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"], detached: true };
+    // stdio "pipe": the streams exist.
+    const child = (box ? box.spawn(c, opts) : spawnCommand(c, opts)) as ChildProcessWithoutNullStreams;
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;

@@ -11,6 +11,7 @@ import { ProgressStore } from "./progress-store.ts";
 import { loadParamSecret } from "./params.ts";
 import { removeStaleWorkspaces } from "./workspace.ts";
 import { Watchdog } from "../cluster/watchdog.ts";
+import { DirectDriver, type SessionDriver } from "../sandbox/driver.ts";
 
 /** SessionLimitError is a session refused by a cap (the learner's or the server's); the message says what to close. */
 export class SessionLimitError extends Error {
@@ -41,6 +42,11 @@ export interface ManagerOptions {
    * handed to new sessions (see warm-pool.ts); 0 or absent: off.
    */
   warmPerShape?: number;
+  /**
+   * driver makes each session's sandbox (absent: DirectDriver). The warm pool runs with the direct driver only: its
+   * clusters start before their session, so outside any sandbox; with another driver it is off.
+   */
+  driver?: SessionDriver;
 }
 
 /** SessionManager owns every session. */
@@ -56,8 +62,11 @@ export class SessionManager {
   private reaper: NodeJS.Timeout | null = null;
   /** pool holds the warm clusters (empty and idle when ManagerOptions.warmPerShape is 0). */
   readonly pool: WarmPool;
+  /** driver makes the sessions' sandboxes. */
+  readonly driver: SessionDriver;
 
   constructor(private readonly o: ManagerOptions) {
+    this.driver = o.driver ?? new DirectDriver();
     this.progress = new ProgressStore(join(o.home, "progress"));
     this.paramSecret = loadParamSecret(o.home);
     removeStaleWorkspaces(o.home, this.guard.runId);
@@ -65,7 +74,7 @@ export class SessionManager {
     this.pool = new WarmPool({
       home: o.home,
       guard: this.guard,
-      perShape: o.warmPerShape ?? 0,
+      perShape: this.driver.mode === "direct" ? (o.warmPerShape ?? 0) : 0,
       shapes: [...shapes.values()],
       // Warm clusters count with sessions against the server's cap: the pool refills only below it.
       room: () =>
@@ -158,6 +167,7 @@ export class SessionManager {
         connect: this.o.connect,
         serverUrl: this.o.serverUrl,
         paramSecret: this.paramSecret,
+        driver: this.driver,
         booting: (s, on) => {
           if (on) this.booting.set(s.id, s);
           else this.booting.delete(s.id);
@@ -193,6 +203,7 @@ export class SessionManager {
     await Promise.allSettled([...this.creating.values()]);
     await Promise.all([...this.sessions.keys()].map((id) => this.destroy(id)));
     await this.guard.close();
+    await this.driver.close();
   }
 
   private async reapIdle(): Promise<void> {

@@ -35,6 +35,7 @@ import { clearWorkspace, createWorkspace, inside, workspaceFiles } from "./works
 import { defaultFillValueBytes, fillQuota, freeQuota, type FillProgress, type FillResult } from "./fill-quota.ts";
 import { killMarked, type ProcessGuard } from "../cluster/watchdog.ts";
 import type { WarmCluster } from "./warm-pool.ts";
+import { DirectDriver, type SessionBox, type SessionDriver } from "../sandbox/driver.ts";
 import { assert } from "../../common/assert.ts";
 
 /** SessionDeps are the server-wide services a session uses. */
@@ -44,6 +45,8 @@ export interface SessionDeps {
   connect(endpoints: string[]): Connection;
   /** serverUrl is the lab server's base URL, for the shells' `lab` command. */
   serverUrl(): string;
+  /** driver makes the session's sandbox (absent: DirectDriver, the server's own user and network). */
+  driver?: SessionDriver;
   /**
    * booting is told when a new session starts (on = true) and when its create settles: until then the manager
    * holds it only here, and its token must already work for the `lab` commands its setup runs.
@@ -147,6 +150,8 @@ export class LabSession {
   private params: Record<string, string>;
   /** settingUp is true while the lab's setup runs: its `lab ...` commands may use the cluster before ready. */
   private settingUp = false;
+  /** box is the session's sandbox: its shells, members and tools run there (opened by create). */
+  private box: SessionBox | null = null;
 
   private constructor(
     spec: SessionSpec,
@@ -179,6 +184,8 @@ export class LabSession {
     const s = new LabSession(spec, deps);
     deps.booting?.(s, true);
     try {
+      s.box = await (deps.driver ?? new DirectDriver()).open(s.id, s.workspace);
+      await s.box.reachOut(new URL(deps.serverUrl()).port ? Number(new URL(deps.serverUrl()).port) : 80);
       await s.boot(undefined, spec.warm);
       s.events.append({
         type: "session.created",
@@ -597,6 +604,7 @@ export class LabSession {
       workspace: this.workspace,
       env,
       guard: this.deps.guard,
+      box: this.box ?? undefined,
       ...(size ? { cols: size.cols, rows: size.rows } : {}),
       onExit: () => {
         if (this.terminals.get(id) === terminal) this.terminals.delete(id);
@@ -686,6 +694,7 @@ export class LabSession {
     await this.closeSpare();
     await this.stopRunning();
     killMarked("ETCD_LAB_SESSION_MARK", this.id);
+    await this.box?.close();
     this.broadcast({ type: "session", session: this.info() });
     this.observers.clear();
     // ETCD_LAB_KEEP_FAILED=1 keeps the workspace of a session that failed (member logs for a bug report).
@@ -715,6 +724,7 @@ export class LabSession {
         pki: shape.pki ?? false,
       });
       await this.backupKit.startEndpoint(); // before the first shell: shells get its address and key
+      await this.reachUrls(Object.values(this.backupKit.shellEnv()));
       mark("s3");
     }
     const rpc = new LateRpc(`session ${this.id}: the cluster's etcd connection is not open yet`);
@@ -737,6 +747,7 @@ export class LabSession {
         members: shape.members,
         quotaBackendBytes: shape.quotaBackendBytes,
         guard: this.deps.guard,
+        box: this.box ?? undefined,
         rpc,
         onEvent,
         ports,
@@ -774,10 +785,12 @@ export class LabSession {
             ? { path: `~/${encryptionConfigPath.slice("home/".length)}`, text: res.encryption.config }
             : null,
           settings,
+          network: this.box?.network ?? null,
           onEvent,
           seed: kube.seed,
         });
         this.controlPlane = cp;
+        await this.reachUrls([cp.apiserver.url]);
         await this.staticPods.setComponentHook((master, component, present) =>
           cp.setComponent(masterOf(master), component, present),
         );
@@ -806,7 +819,15 @@ export class LabSession {
           store: setupStore(conn.store),
           writeFile: async (p, content) => this.writeFile(p, content),
           files: workspaceFiles(this.workspace),
-          run: (command) => runBounded("bash", ["-c", command], join(this.workspace, "home"), env, setupRunTimeoutMs),
+          run: (command) =>
+            runBounded(
+              "bash",
+              ["-c", command],
+              join(this.workspace, "home"),
+              env,
+              setupRunTimeoutMs,
+              this.box ?? undefined,
+            ),
           params: this.params,
           setParam: (name, value) => {
             this.params[name] = value;
@@ -824,6 +845,14 @@ export class LabSession {
     if (spare) {
       await spare.terminal.ready(10_000).catch(() => undefined); // a shell that does not start reports itself
       mark("shell");
+    }
+  }
+
+  /** reachUrls lets the box reach the lab server's endpoints among `values` (http://127.0.0.1:<port> URLs). */
+  private async reachUrls(values: readonly string[]): Promise<void> {
+    for (const v of values) {
+      const m = /^https?:\/\/127\.0\.0\.1:(\d+)/.exec(v);
+      if (m) await this.box?.reachOut(Number(m[1]));
     }
   }
 
@@ -951,6 +980,7 @@ export class LabSession {
       events: this.events.all(),
       workspace: this.workspace,
       env: shellEnv(this.shellSettings(), this.shellPath, "check"),
+      box: this.box ?? undefined,
       params: this.params,
       kube: this.controlPlane?.apiserver.client() ?? null,
       s3: this.backupKit?.bucket() ?? null,

@@ -1,5 +1,5 @@
 // A lab shell's environment and rc file: this repo's bin/ first on PATH (etcdctl, etcdutl, etcd, lab, kubectl,
-// crictl, auger), ETCDCTL_ENDPOINTS and KUBECONFIG preset, the lab server's URL and the session's token for `lab`, a prompt that names the
+// crictl, auger), ETCDCTL_ENDPOINTS and KUBECONFIG preset, the lab server's URL and the session's token file for `lab`, a prompt that names the
 // lab, and the prompt marker. Tools not built yet fall back to the system's (Debian's etcdctl 3.4) through a
 // per-session bin directory, so a shell works while our own tools are still being written.
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
@@ -66,10 +66,19 @@ export function prepareShellFiles(s: ShellSettings, choices: ToolChoice[] = choo
   }
   mkdirSync(labDir, { recursive: true });
   writeFileSync(join(labDir, "bashrc"), bashrc(s));
+  writeFileSync(tokenFile(s.workspace), s.sessionToken + "\n", { mode: 0o600 });
   const systemPath = (process.env["PATH"] ?? "/usr/local/bin:/usr/bin:/bin").split(delimiter);
   const repoBin = join(repoRoot(), "bin");
   const first = fallbacks.length ? [binDir, repoBin] : [repoBin];
   return [...first, ...systemPath.filter((p) => p && !first.includes(p))].join(delimiter);
+}
+
+/**
+ * tokenFile is where a session's token lives for `lab` (mode 0600; in a sandbox the session's user owns it): not in
+ * the environment, which other processes read from /proc/<pid>/environ and `ps e`.
+ */
+export function tokenFile(workspace: string): string {
+  return join(workspace, ".lab", "token");
 }
 
 /** shellEnv builds a shell's environment: the server's without ETCD_* and ETCDCTL_* variables, plus the session's. */
@@ -96,7 +105,7 @@ export function shellEnv(s: ShellSettings, path: string, terminalId: string): Re
     ...s.extraEnv,
     ETCD_LAB_URL: s.serverUrl,
     ETCD_LAB_SESSION: s.sessionId,
-    ETCD_LAB_TOKEN: s.sessionToken,
+    ETCD_LAB_TOKEN_FILE: tokenFile(s.workspace),
     ETCD_LAB_LAB: s.lab,
     ETCD_LAB_WORKSPACE: s.workspace,
     [markerEnv]: s.runId,

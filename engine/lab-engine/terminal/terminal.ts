@@ -1,7 +1,7 @@
 // One lab shell: node-pty bash in its own session (process group adopted by the ProcessGuard), its bounded
 // scrollback, the clients attached to it (several may watch one shell; a reload reattaches), backpressure
 // from slow clients to the pty, and command-by-command execution of solutions using the prompt marker.
-import { spawn as spawnPty, type IPty } from "node-pty";
+import type { IPty } from "node-pty";
 import { writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessGuard } from "../cluster/watchdog.ts";
@@ -11,6 +11,7 @@ import { Scrollback } from "./scrollback.ts";
 import { PromptMarkerScanner } from "./prompt-marker.ts";
 import { terminalMarkerEnv } from "./shell-env.ts";
 import { InputPacer } from "./input-pacer.ts";
+import { spawnPtyCommand, type SessionBox } from "../sandbox/driver.ts";
 
 /** TerminalClient is one attached viewer (a WebSocket). */
 export interface TerminalClient {
@@ -31,6 +32,8 @@ export interface TerminalOptions {
   workspace: string;
   env: Record<string, string>;
   guard: ProcessGuard;
+  /** box is the session's sandbox the shell runs in (absent: the server's own user and network). */
+  box?: SessionBox | undefined;
   cols?: number;
   rows?: number;
   onExit?: (code: number | null, signal: number | null) => void;
@@ -242,14 +245,14 @@ export class Terminal {
   }
 
   private spawn(): IPty {
-    const pty = spawnPty("bash", ["--rcfile", join(this.opts.workspace, ".lab", "bashrc"), "-i"], {
-      name: "xterm-256color",
-      cols: this.colsValue,
-      rows: this.rowsValue,
+    const c = {
+      file: "bash",
+      args: ["--rcfile", join(this.opts.workspace, ".lab", "bashrc"), "-i"],
       cwd: this.opts.env["HOME"] ?? this.opts.workspace,
       env: this.opts.env,
-      encoding: null,
-    });
+    };
+    const o = { name: "xterm-256color", cols: this.colsValue, rows: this.rowsValue, encoding: null };
+    const pty = this.opts.box ? this.opts.box.spawnPty(c, o) : spawnPtyCommand(c, o);
     this.opts.guard.adopt(pty.pid);
     pty.onData((d: string | Buffer) => this.onOutput(typeof d === "string" ? Buffer.from(d) : d));
     pty.onExit(({ exitCode, signal }) => {
