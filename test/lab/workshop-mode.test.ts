@@ -464,7 +464,7 @@ describe.skipIf(!backend)(
 
     beforeAll(async () => {
       tls = await selfSigned();
-      s = await start({ tls, idleTimeoutMs: 1500, maxSessions: 4 });
+      s = await start({ tls, idleTimeoutMs: 3000, maxSessions: 4 });
     }, 60_000);
     afterAll(async () => {
       await s?.close();
