@@ -177,6 +177,7 @@ export class SessionManager {
     this.creating.set(key, p);
     try {
       const session = await p;
+      session.touch(); // idle counts from ready: a slow start is not idleness
       this.sessions.set(session.id, session);
       return { session, created: true };
     } finally {
