@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type Socket } from "node:net";
 import type { ClusterStatus, Me, Session } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
+import { inputQueueBytesMax } from "../../engine/lab-engine/terminal/input-pacer.ts";
 import { connectWs, startTestServer, until, type TestServer } from "./helpers.ts";
 
 const backends = await testBackends();
@@ -138,4 +139,39 @@ describe.runIf(backend)(`hardening (${backend})`, () => {
     cluster.close();
     term.close();
   }, 60_000);
+
+  it("paces a terminal input flood: the queue stays bounded, the client is held back, Ctrl-C still gets through", async () => {
+    const term = await connectWs(t.server, `/ws/terminal?session=${session.id}&terminal=flood`);
+    // Non-canonical, no echo: the line discipline takes ~4 KiB and then nothing (in canonical mode it would drop
+    // what is past its line buffer and echo the rest, reading as fast as it can).
+    term.send({ type: "input", data: "stty -icanon -echo; echo sleeping; sleep 600\r" });
+    expect(await until(() => term.text().includes("sleeping\r\n"), 10_000)).toBe(true);
+    const terminal = t.server.manager.get(session.id)?.openTerminal("flood").terminal;
+    expect(terminal).toBeDefined();
+    // 16 MiB for a program that reads nothing: the server holds at most its bounded queue.
+    const frame = Buffer.alloc(64 * 1024, 0x78);
+    for (let i = 0; i < 256; i++) term.ws.send(frame);
+    expect(await until(() => (terminal?.inputQueued ?? 0) > inputQueueBytesMax / 2, 20_000)).toBe(true);
+    let maxQueued = 0;
+    let maxBuffered = 0;
+    await until(() => {
+      maxQueued = Math.max(maxQueued, terminal?.inputQueued ?? 0);
+      maxBuffered = Math.max(maxBuffered, term.ws.bufferedAmount);
+      return term.ws.bufferedAmount === 0;
+    }, 60_000);
+    expect(maxQueued).toBeLessThanOrEqual(inputQueueBytesMax);
+    // The server stopped reading while the queue was full: the flood waited in the client's socket for a while.
+    expect(maxBuffered).toBeGreaterThan(1024 * 1024);
+    // Ctrl-C reaches the program although the pty takes no input (the server signals it, as the line discipline
+    // would): the shell prompts again. What the kernel had already taken is the next line's typeahead; a second
+    // Ctrl-C clears it in readline, as in any terminal.
+    const prompts = terminal?.promptCount ?? 0;
+    term.send({ type: "input", data: "\x03" });
+    expect(await until(() => (terminal?.promptCount ?? 0) > prompts, 20_000)).toBe(true);
+    term.send({ type: "input", data: "\x03" });
+    term.send({ type: "input", data: "stty sane; echo interrupted-$((6*7))\r" });
+    expect(await until(() => term.text().includes("interrupted-42"), 20_000)).toBe(true);
+    expect(terminal?.inputQueued).toBe(0);
+    term.close();
+  }, 120_000);
 });

@@ -356,6 +356,8 @@ describe.skipIf(!backend)(`workshop mode (${backend ?? "no backend"})`, () => {
     expect([full.status, full.body.error.code]).toEqual([503, "workshop_full"]);
     expect(full.body.error.message).toBe("The workshop is full: every lab slot is in use. Ask your instructor.");
     expect((await call<{ full: boolean }>(s, "GET", "/api/workshop")).body.full).toBe(true);
+    // A learner who has a session gets it back from a full server (a page reload).
+    expect((await call(s, "POST", "/api/sessions", { lab: "00-example" }, cookieOf(b))).status).toBe(200);
     const ended = await call(
       s,
       "POST",
@@ -558,3 +560,90 @@ describe.skipIf(!backend)(
     });
   },
 );
+
+describe.skipIf(!backend)("workshop mode behind a TLS proxy: forwarded headers, guessing codes", () => {
+  let s: LabServer;
+  let code = "";
+  const from = (ip: string) => ({ "x-forwarded-for": `203.0.113.50, ${ip}`, "x-forwarded-proto": "https" });
+
+  beforeAll(async () => {
+    s = await start({ behindProxy: true });
+    const inAMinute = new Date(Date.now() + 60_000).toISOString();
+    const made = await call<{ event: { accessCode: string } }>(
+      s,
+      "POST",
+      "/api/workshop/events",
+      { name: "Later", lessons: [], startsAt: inAMinute, endsAt: inAnHour() },
+      admin,
+    );
+    code = made.body.event.accessCode;
+  }, 60_000);
+  afterAll(async () => {
+    await s?.close();
+  });
+
+  it("refuses to join a scheduled event, and trusts the proxy's scheme for the Origin check", async () => {
+    const early = await call<Err>(s, "POST", "/api/workshop/join", { code, name: "Ada" }, "", from("198.51.100.9"));
+    expect([early.status, early.body.error]).toEqual([
+      403,
+      { code: "event_closed", message: "The event has not started yet." },
+    ]);
+    const host = new URL(s.url).host;
+    const sameSite = { ...from("198.51.100.9"), origin: `https://${host}` };
+    expect((await call(s, "GET", "/api/workshop", undefined, "", sameSite)).status).toBe(200);
+    const plain = await call<Err>(s, "GET", "/api/workshop", undefined, "", { origin: `https://${host}` });
+    expect(plain.body.error.code).toBe("forbidden_origin"); // no X-Forwarded-Proto: the browser came over http
+  });
+
+  it("answers 429 to a client that keeps guessing the code, not to the next one", async () => {
+    for (let i = 0; i < 20; i++) {
+      const r = await call<Err>(
+        s,
+        "POST",
+        "/api/workshop/join",
+        { code: `GUESS${i}`, name: "x" },
+        "",
+        from("198.51.100.1"),
+      );
+      expect(r.body.error.code).toBe("bad_code");
+    }
+    const limited = await call<Err>(s, "POST", "/api/workshop/join", { code, name: "x" }, "", from("198.51.100.1"));
+    expect([limited.status, limited.body.error.code]).toEqual([429, "rate_limited"]);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    const other = await call<Err>(
+      s,
+      "POST",
+      "/api/workshop/join",
+      { code: "GUESS", name: "x" },
+      "",
+      from("198.51.100.2"),
+    );
+    expect(other.body.error.code).toBe("bad_code");
+  });
+
+  it("limits guessing the admin token", async () => {
+    for (let i = 0; i < 10; i++) {
+      const r = await call(s, "POST", "/api/workshop/admin/login", { token: `guess-${i}` }, "", from("198.51.100.3"));
+      expect(r.status).toBe(403);
+    }
+    const right = await call<Err>(
+      s,
+      "POST",
+      "/api/workshop/admin/login",
+      { token: "admin-secret-token" },
+      "",
+      from("198.51.100.3"),
+    );
+    expect(right.body.error.code).toBe("rate_limited");
+    const elsewhere = await call(
+      s,
+      "POST",
+      "/api/workshop/admin/login",
+      { token: "admin-secret-token" },
+      "",
+      from("198.51.100.4"),
+    );
+    expect(elsewhere.status).toBe(204);
+    expect(elsewhere.headers.getSetCookie()[0]).toMatch(/; Secure$/);
+  });
+});

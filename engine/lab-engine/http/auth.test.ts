@@ -36,6 +36,21 @@ describe("auth", () => {
     expect(authenticate(req({ authorization: "Bearer nope" }), cfg)).toBeNull();
   });
 
+  it("in workshop mode makes a learner only of what the signed cookie names, never of the token or the header", () => {
+    const ws = {
+      ...cfg,
+      workshopLearner: (r: IncomingMessage) => (r.headers.cookie === "signed" ? "learner-ok" : undefined),
+    };
+    expect(authenticate(req({ cookie: "signed" }), ws)).toEqual({
+      kind: "learner",
+      learnerId: "learner-ok",
+      newLearner: false,
+    });
+    expect(authenticate(req({ cookie: `${tokenCookie(4321)}=tok-123` }), ws)).toBeNull(); // no learner minted
+    expect(authenticate(req({ authorization: "Bearer tok-123", "x-etcd-lab-learner": "workshop-7" }), ws)).toBeNull();
+    expect(authenticate(req({ authorization: "Bearer sess-tok" }), ws)).toEqual({ kind: "session", sessionId: "s1" });
+  });
+
   it("compares tokens without short-circuiting on length or content", () => {
     expect(sameToken("abc", "abc")).toBe(true);
     expect(sameToken("abd", "abc")).toBe(false);
@@ -62,5 +77,6 @@ describe("auth", () => {
     const [token, learner] = authCookies({ token: "t", port: 1 }, "learner1");
     expect(token).toBe("etcdlab_token_1=t; Path=/; HttpOnly; SameSite=Strict");
     expect(learner).toBe("etcdlab_learner=learner1; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000");
+    expect(authCookies({ token: "t", port: 1 }, "learner1", true).every((c) => c.endsWith("; Secure"))).toBe(true);
   });
 });

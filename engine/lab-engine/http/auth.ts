@@ -90,16 +90,19 @@ export function authenticate(req: IncomingMessage, cfg: AuthConfig): Principal |
   return { kind: "learner", learnerId: newLearnerId(), newLearner: true };
 }
 
-/** authCookies are the Set-Cookie values that log a browser in (and name it, if it has no learner id). */
-export function authCookies(cfg: { token: string; port: number }, learnerId?: string): string[] {
-  const out = [`${tokenCookie(cfg.port)}=${cfg.token}; Path=/; HttpOnly; SameSite=Strict`];
-  if (learnerId) out.push(learnerCookieValue(learnerId));
+/**
+ * authCookies are the Set-Cookie values that log a browser in (and name it, if it has no learner id); `secure`
+ * (the server speaks HTTPS) marks them Secure.
+ */
+export function authCookies(cfg: { token: string; port: number }, learnerId?: string, secure = false): string[] {
+  const out = [`${tokenCookie(cfg.port)}=${cfg.token}; Path=/; HttpOnly; SameSite=Strict${secure ? "; Secure" : ""}`];
+  if (learnerId) out.push(learnerCookieValue(learnerId, secure));
   return out;
 }
 
 /** learnerCookieValue is the Set-Cookie value for a learner id (one year). */
-export function learnerCookieValue(learnerId: string): string {
-  return `${learnerCookie}=${learnerId}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000`;
+export function learnerCookieValue(learnerId: string, secure = false): string {
+  return `${learnerCookie}=${learnerId}; Path=/; HttpOnly; SameSite=Strict; Max-Age=31536000${secure ? "; Secure" : ""}`;
 }
 
 /** allowedOrigins lists the origins this server accepts (its own, loopback aliases, configured extras). */

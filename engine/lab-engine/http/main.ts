@@ -2,6 +2,7 @@
 // options, load the labs, listen, print the URL with its token, and shut every session down on SIGINT or
 // SIGTERM (on SIGKILL the watchdog does it).
 import { readFileSync } from "node:fs";
+import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { repoRoot } from "../cluster/repo-root.ts";
@@ -186,11 +187,25 @@ const secs = ((Date.now() - t0) / 1000).toFixed(1);
 process.stdout.write(
   `etcd-lab ready in ${secs} s: ${labs.length} lab${labs.length === 1 ? "" : "s"}, ${backend} etcd, home ${home}\n` +
     (server.adminUrl
-      ? `  workshop: learners open ${server.loginUrl}\n` +
-        `  instructor: ${server.adminUrl}\n` +
+      ? `  workshop: learners open ${publicUrls(server.loginUrl).join(" or ")}\n` +
+        `  instructor: ${publicUrls(server.adminUrl)[0]}\n` +
         `  (the admin URL holds the admin token: keep it to yourself)\n`
       : `  ${server.loginUrl}\n` + `  (open this URL; the token changes every run)\n`),
 );
+
+/**
+ * publicUrls names a URL of a server bound to every interface by this machine's external IPv4 addresses (the
+ * printed URL says 127.0.0.1); behind a proxy, or bound to one address, it is the URL itself.
+ */
+function publicUrls(url: string): string[] {
+  const host = pick(values.host, "ETCD_LAB_HOST", "127.0.0.1");
+  if (host !== "0.0.0.0" && host !== "::") return [url];
+  const ips = Object.values(networkInterfaces())
+    .flat()
+    .filter((a) => a && a.family === "IPv4" && !a.internal)
+    .map((a) => a!.address);
+  return ips.length ? ips.map((ip) => url.replace("//127.0.0.1:", `//${ip}:`)) : [url];
+}
 
 let closing = false;
 const shutdown = (sig: string): void => {

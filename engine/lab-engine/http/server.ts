@@ -113,6 +113,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     connect: o.connect,
     serverUrl: () => baseUrl,
   });
+  const secureCookies = Boolean(o.tls) || Boolean(o.behindProxy);
   const adminToken = o.workshop ? o.workshop.adminToken || newToken() : null;
   const workshop =
     o.workshop && adminToken
@@ -120,7 +121,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
           home: o.home,
           manager,
           adminToken,
-          secureCookies: Boolean(o.tls) || Boolean(o.behindProxy),
+          secureCookies,
           behindProxy: Boolean(o.behindProxy),
           maxLearners: o.workshop.maxLearners ?? 100,
           maxSessions: o.maxSessions,
@@ -183,7 +184,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       if (!workshop && url.pathname === "/api/auth" && req.method === "POST") {
         const body = (await readBody(req)) as { token?: unknown };
         if (typeof body.token !== "string" || !sameToken(body.token, token)) throw unauthorized();
-        res.writeHead(204, { "set-cookie": authCookies({ token, port }, learnerToIssue(req)) }).end();
+        res.writeHead(204, { "set-cookie": authCookies({ token, port }, learnerToIssue(req), secureCookies) }).end();
         return;
       }
       const queryToken = url.searchParams.get("token");
@@ -198,7 +199,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         res
           .writeHead(302, {
             location: url.pathname + (url.search || ""),
-            "set-cookie": authCookies({ token, port }, learnerToIssue(req)),
+            "set-cookie": authCookies({ token, port }, learnerToIssue(req), secureCookies),
           })
           .end();
         return;
@@ -213,7 +214,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       }
       if (!principal) throw workshop ? notJoined() : unauthorized();
       if (principal.kind === "learner" && principal.newLearner)
-        res.setHeader("set-cookie", learnerCookieValue(principal.learnerId));
+        res.setHeader("set-cookie", learnerCookieValue(principal.learnerId, secureCookies));
       if (url.pathname.startsWith("/api/")) {
         const handled = await dispatch(apiRoutes, { req, res, query: url.searchParams, principal, deps }, url.pathname);
         if (!handled) throw new ApiHttpError(404, "not_found", `no API route ${req.method} ${url.pathname}`);

@@ -11,7 +11,7 @@ const pingEveryMs = 30_000;
  * guardWebSocket makes a server-side WebSocket's failures its own and keeps it alive. On an error (a frame over
  * maxPayload, bad framing) ws has already started closing with the RFC's code (1009 too big, 1002/1007 bad framing);
  * on a socket error it has torn the socket down. Either way only this socket ends. A client that stops answering
- * pings (every 30 s) is terminated.
+ * pings (every 30 s) is terminated, unless the server itself paused reading it.
  */
 export function guardWebSocket(ws: WebSocket): void {
   ws.on("error", () => {
@@ -21,6 +21,7 @@ export function guardWebSocket(ws: WebSocket): void {
   ws.on("pong", () => (alive = true));
   const timer = setInterval(() => {
     if (ws.readyState !== ws.OPEN) return;
+    if (ws.isPaused) return; // we stopped reading it (input backpressure): its pongs wait unread
     if (!alive) return ws.terminate();
     alive = false;
     ws.ping();

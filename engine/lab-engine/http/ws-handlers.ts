@@ -41,22 +41,24 @@ export function attachTerminal(ws: WebSocket, session: LabSession, query: URLSea
         if (msg["type"] === "exit") closeWith(ws, 1000, "shell exited");
       },
       bufferedBytes: () => ws.bufferedAmount,
+      inputDrained: () => ws.resume(),
     },
     created,
   );
   ws.on("message", (data, isBinary) => {
     const buf = toBuffer(data);
     if (buf.length > inputBytesMax) return closeWith(ws, 1009, `message over ${inputBytesMax} bytes`);
-    if (isBinary) {
-      session.touch(); // typing is activity: an idle session is reaped after --idle-timeout
-      return terminal.write(buf);
-    }
+    // Input is paced (terminal/input-pacer.ts): while the shell's queue is full this socket is not read.
+    // Typing is activity: an idle session is reaped after --idle-timeout.
+    const take = (data: string | Buffer): void => {
+      session.touch();
+      if (!terminal.write(data)) ws.pause();
+    };
+    if (isBinary) return take(buf);
     const msg = frameObject(buf);
     if (!msg) return;
-    if (msg.type === "input" && typeof msg.data === "string") {
-      session.touch();
-      terminal.write(msg.data);
-    } else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
+    if (msg.type === "input" && typeof msg.data === "string") take(msg.data);
+    else if (msg.type === "resize" && typeof msg.cols === "number" && typeof msg.rows === "number")
       terminal.resize(msg.cols, msg.rows);
   });
   ws.on("close", detach);

@@ -1,4 +1,4 @@
-// The LTI 1.3 tool as the lab server mounts it under /lti/ (docs/lti.md, http/API.md §7): the JWKS, OIDC login
+// The LTI 1.3 tool as the lab server mounts it under /lti/ (docs/lti.md, http/API.md §8): the JWKS, OIDC login
 // initiation, the launch (a verified id_token logs the browser in as the platform user's learner and opens the
 // linked lesson), and the grade book fed by progress changes. These endpoints come before the server's token
 // and Origin checks: a platform's form post is cross-site by design, and the id_token is its credential.

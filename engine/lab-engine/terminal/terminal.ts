@@ -2,12 +2,15 @@
 // scrollback, the clients attached to it (several may watch one shell; a reload reattaches), backpressure
 // from slow clients to the pty, and command-by-command execution of solutions using the prompt marker.
 import { spawn as spawnPty, type IPty } from "node-pty";
+import { writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessGuard } from "../cluster/watchdog.ts";
 import { killMarked } from "../cluster/watchdog.ts";
+import { foregroundGroup } from "../cluster/pid.ts";
 import { Scrollback } from "./scrollback.ts";
 import { PromptMarkerScanner } from "./prompt-marker.ts";
 import { terminalMarkerEnv } from "./shell-env.ts";
+import { InputPacer } from "./input-pacer.ts";
 
 /** TerminalClient is one attached viewer (a WebSocket). */
 export interface TerminalClient {
@@ -17,6 +20,8 @@ export interface TerminalClient {
   control(msg: Record<string, unknown>): void;
   /** bufferedBytes says how much is queued towards the client (WebSocket bufferedAmount). */
   bufferedBytes(): number;
+  /** inputDrained says the terminal takes input again after write() answered false (resume reading the client). */
+  inputDrained?(): void;
 }
 
 /** TerminalOptions describe one shell. */
@@ -51,6 +56,13 @@ export class Terminal {
   private readonly scanner = new PromptMarkerScanner();
   private readonly clients = new Set<TerminalClient>();
   private readonly promptWaiters: ((code: number) => void)[] = [];
+  private readonly input = new InputPacer(
+    (data) => this.writePty(data),
+    () => {
+      for (const c of this.clients) c.inputDrained?.();
+    },
+    () => this.interruptForeground(),
+  );
   private paused = false;
   private drainTimer: NodeJS.Timeout | null = null;
   private exited = false;
@@ -115,13 +127,49 @@ export class Terminal {
     };
   }
 
-  /** write types into the shell (bounded per call). */
-  write(data: string | Buffer): void {
-    if (this.exited) return;
-    const len = typeof data === "string" ? Buffer.byteLength(data) : data.length;
-    if (len > inputBytesMax)
-      throw new RangeError(`terminal input of ${len} bytes is over the ${inputBytesMax}-byte limit`);
-    this.pty.write(typeof data === "string" ? data : data.toString("utf8"));
+  /**
+   * write types into the shell (bounded per call), paced by the input queue (input-pacer.ts): false when the queue
+   * is full, and the caller should stop reading its client until the client's inputDrained. A Ctrl-C discards the
+   * typeahead before it.
+   */
+  write(data: string | Buffer): boolean {
+    if (this.exited) return true;
+    const buf = typeof data === "string" ? Buffer.from(data) : data;
+    if (buf.length > inputBytesMax)
+      throw new RangeError(`terminal input of ${buf.length} bytes is over the ${inputBytesMax}-byte limit`);
+    return this.input.push(buf);
+  }
+
+  /** inputQueued is how many input bytes wait for the shell (bounded by inputQueueBytesMax). */
+  get inputQueued(): number {
+    return this.input.queued;
+  }
+
+  /** interruptForeground sends SIGINT to the pty's foreground process group, as the line discipline does for ^C. */
+  private interruptForeground(): void {
+    const group = foregroundGroup(this.pty.pid);
+    if (group === null) return;
+    try {
+      process.kill(-group, "SIGINT");
+    } catch {
+      // gone meanwhile
+    }
+  }
+
+  /** writePty writes to the pty master without blocking: what it took (0 when the program is not reading). */
+  private writePty(data: Buffer): number {
+    if (this.exited) return data.length; // dropped: the shell is gone
+    const fd = (this.pty as IPty & { fd?: number }).fd;
+    if (fd === undefined) {
+      this.pty.write(data.toString("utf8")); // no master fd (not Unix): node-pty queues it
+      return data.length;
+    }
+    try {
+      return writeSync(fd, data);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") return 0;
+      return data.length; // EIO/EBADF: the shell went away; its exit follows
+    }
   }
 
   /** resize changes the pty size (1–500 columns and rows). */
@@ -208,6 +256,7 @@ export class Terminal {
       this.opts.guard.release(pty.pid);
       if (pty !== this.pty) return; // an old shell we replaced
       this.exited = true;
+      this.input.clear();
       if (this.killing) return; // replace() or close() reports what happened
       for (const c of this.clients) c.control({ type: "exit", code: exitCode ?? null, signal: signal || null });
       this.opts.onExit?.(exitCode ?? null, signal || null);
@@ -246,6 +295,7 @@ export class Terminal {
 
   private async killShell(): Promise<void> {
     const pty = this.pty;
+    this.input.clear();
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = null;
     this.paused = false;

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { ApiHttpError, sendJson } from "../http/api-error.ts";
 import { learnerCookie, parseCookies, sameToken } from "../http/auth.ts";
 import { check, readBody } from "../http/router.ts";
+import { guardWebSocket } from "../http/ws-guard.ts";
 import type { LabSession } from "../session/session.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
@@ -126,12 +127,14 @@ export class Workshop {
     return l;
   }
 
-  /** admit says whether a learner may open a session now (403 event_closed, 503 workshop_full otherwise). */
+  /**
+   * admit says whether a learner may open a session now: 403 event_closed unless their event is open. (The
+   * server-wide cap is the manager's: its refusal becomes 503 workshop_full, and a session the learner has is
+   * handed back even when the server is full.)
+   */
   admit(learnerId: string): void {
-    const e = this.eventOf(learnerId);
-    const state = eventState(e, this.now());
+    const state = eventState(this.eventOf(learnerId), this.now());
     if (state !== "open") throw closedError(state);
-    if (this.o.manager.count() >= this.o.maxSessions) throw new ApiHttpError(503, "workshop_full", fullMessage);
   }
 
   /** opened is told of a session the learner opened: created while the event ended, it is destroyed. */
@@ -177,7 +180,7 @@ export class Workshop {
       const eid = url.searchParams.get("event") ?? "";
       if (!this.registry.event(eid)) throw new ApiHttpError(404, "not_found", `no event "${eid}"`);
       wss.handleUpgrade(req, socket, head, (ws) => {
-        ws.on("error", () => ws.terminate());
+        guardWebSocket(ws);
         const off = this.hub.subscribe(eid, (text) => ws.readyState === ws.OPEN && ws.send(text));
         ws.on("close", off);
       });
@@ -187,7 +190,10 @@ export class Workshop {
     const tid = url.searchParams.get("terminal") || "main";
     const terminal = session.terminal(tid);
     if (!terminal) throw new ApiHttpError(404, "not_found", `no terminal "${tid}" in session ${session.id}`);
-    wss.handleUpgrade(req, socket, head, (ws) => watchTerminal(ws, terminal));
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      guardWebSocket(ws);
+      watchTerminal(ws, terminal);
+    });
     return true;
   }
 
@@ -526,7 +532,6 @@ function isLoopback(addr: string): boolean {
 
 /** watchTerminal attaches a viewer that sees a shell's output and cannot type into it. */
 function watchTerminal(ws: WebSocket, terminal: NonNullable<ReturnType<LabSession["terminal"]>>): void {
-  ws.on("error", () => ws.terminate());
   const detach = terminal.attach(
     {
       output: (data) => ws.readyState === ws.OPEN && ws.send(data, { binary: true }),
