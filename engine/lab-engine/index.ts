@@ -26,6 +26,7 @@ export type * from "./types/status-types.ts";
 export { capabilitiesOf } from "./types/status-types.ts";
 export { humanizeBytes } from "../go/humanize.ts";
 export type * from "./types/api-types.ts";
+export type * from "./types/workshop-types.ts";
 export type { ControlPlaneStatus } from "./kube/control-plane.ts";
 export {
   eventsOfType,

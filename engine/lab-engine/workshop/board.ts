@@ -4,29 +4,8 @@
 import type { LabDefinition } from "../../../lab/lab-format.ts";
 import type { LabSession } from "../session/session.ts";
 import type { ProgressStore } from "../session/progress-store.ts";
-import { adminEvent, type EventAdmin, type HelpRequest, type WorkshopRegistry } from "./registry.ts";
-
-/** BoardRow is one learner on the board. */
-export interface BoardRow {
-  id: string;
-  name: string;
-  joinedAt: string;
-  /** lastActivity is the newest of the learner's API calls and their sessions' activity (ISO time). */
-  lastActivity: string;
-  lab: string | null;
-  sessionId: string | null;
-  tasksPassed: number;
-  tasksTotal: number;
-  hintsUsed: number;
-  help: HelpRequest | null;
-  cluster: { membersUp: number; members: number; leader: string | null; alarms: string[] } | null;
-}
-
-/** Board is GET /api/workshop/events/:eid/board and what the board WebSocket pushes. */
-export interface Board {
-  event: EventAdmin;
-  learners: BoardRow[];
-}
+import type { Board, BoardRow } from "../types/workshop-types.ts";
+import { adminEvent, type WorkshopRegistry } from "./registry.ts";
 
 /** BoardSources are what a board is made of. */
 export interface BoardSources {

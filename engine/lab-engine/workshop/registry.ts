@@ -8,11 +8,9 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ApiHttpError } from "../http/api-error.ts";
 import { learnerIdPattern } from "../session/progress-store.ts";
+import type { EventAdmin, EventPublic, EventState, HelpRequest } from "../types/workshop-types.ts";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
-
-/** EventState is where an event is in its time: before startsAt, open, or past endsAt (or ended early). */
-export type EventState = "scheduled" | "open" | "ended";
 
 /** WorkshopEvent is one event as stored. */
 export interface WorkshopEvent {
@@ -25,27 +23,6 @@ export interface WorkshopEvent {
   createdAt: string;
   /** endedAt is when the instructor ended it early (null: it ends at endsAt). */
   endedAt: string | null;
-}
-
-/** EventPublic is an event as learners see it. */
-export interface EventPublic {
-  id: string;
-  name: string;
-  lessons: string[];
-  startsAt: string;
-  endsAt: string;
-  state: EventState;
-}
-
-/** EventAdmin is an event as the instructor sees it. */
-export interface EventAdmin extends EventPublic {
-  accessCode: string;
-}
-
-/** HelpRequest is a learner's raised hand. */
-export interface HelpRequest {
-  at: string;
-  message: string;
 }
 
 /** WorkshopLearner is one learner of one event. */

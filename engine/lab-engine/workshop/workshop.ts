@@ -14,7 +14,8 @@ import { guardWebSocket } from "../http/ws-guard.ts";
 import type { LabSession } from "../session/session.ts";
 import type { SessionManager } from "../session/session-manager.ts";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
-import { BoardHub, buildBoard, type Board, type BoardSources } from "./board.ts";
+import type { Board } from "../types/workshop-types.ts";
+import { BoardHub, buildBoard, type BoardSources } from "./board.ts";
 import { toCsv, type CsvValue } from "./csv.ts";
 import { FailureLimiter } from "./rate-limit.ts";
 import {

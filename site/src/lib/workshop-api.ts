@@ -3,96 +3,35 @@
 // code as LabApi (apiRequest), so errors arrive as ApiFailure with the server's code and one-line message.
 import type { FetchLike } from "./api-client.ts";
 import { ApiFailure, apiRequest } from "./api-client.ts";
+import type {
+  Board,
+  BoardRow,
+  ClusterHealth,
+  EventAdmin,
+  EventPublic,
+  EventState,
+  HelpRequest,
+  JoinAnswer,
+  Learner,
+  MeAnswer,
+  NewEvent,
+  WorkshopInfo,
+} from "../../../engine/lab-engine/index.ts";
 
-/** EventState is where an event is in its life. */
-export type EventState = "scheduled" | "open" | "ended";
-
-/** EventPublic is what anyone may see of an event (times are ISO strings). */
-export interface EventPublic {
-  id: string;
-  name: string;
-  /** lessons are the lessons' URL slugs (the site also accepts lesson folder ids or lab ids). */
-  lessons: string[];
-  startsAt: string;
-  endsAt: string;
-  state: EventState;
-}
-
-/** EventAdmin is an event as the instructor sees it, with its access code. */
-export interface EventAdmin extends EventPublic {
-  accessCode: string;
-}
-
-/** WorkshopInfo answers GET /api/workshop. */
-export interface WorkshopInfo {
-  workshop: true;
-  event: EventPublic | null;
-  full: boolean;
-}
-
-/** Learner is a workshop learner (no account: a display name). */
-export interface Learner {
-  id: string;
-  name: string;
-}
-
-/** HelpRequest is a learner's pending "Ask for help". */
-export interface HelpRequest {
-  at: string;
-  message: string;
-}
-
-/** JoinAnswer answers a join: the resume code is shown to the learner once. */
-export interface JoinAnswer {
-  learner: Learner;
-  resumeCode: string;
-  event: EventPublic;
-}
-
-/** MeAnswer answers GET /api/workshop/me. */
-export interface MeAnswer {
-  learner: Learner;
-  event: EventPublic;
-  help: HelpRequest | null;
-}
-
-/** ClusterHealth is a board row's summary of the learner's cluster. */
-export interface ClusterHealth {
-  membersUp: number;
-  members: number;
-  leader: string | null;
-  alarms: string[];
-}
-
-/** BoardRow is one learner on the instructor's board. */
-export interface BoardRow {
-  id: string;
-  name: string;
-  joinedAt: string;
-  lastActivity: string;
-  lab: string | null;
-  sessionId: string | null;
-  tasksPassed: number;
-  tasksTotal: number;
-  hintsUsed: number;
-  help: HelpRequest | null;
-  cluster: ClusterHealth | null;
-}
-
-/** Board is the whole board of one event. */
-export interface Board {
-  event: EventAdmin;
-  learners: BoardRow[];
-}
-
-/** NewEvent is the body of POST /api/workshop/events. */
-export interface NewEvent {
-  name: string;
-  lessons: string[];
-  startsAt?: string;
-  endsAt: string;
-  accessCode?: string;
-}
+export type {
+  Board,
+  BoardRow,
+  ClusterHealth,
+  EventAdmin,
+  EventPublic,
+  EventState,
+  HelpRequest,
+  JoinAnswer,
+  Learner,
+  MeAnswer,
+  NewEvent,
+  WorkshopInfo,
+};
 
 /** AdminSession is the part of a Session (GET /api/workshop/sessions/:sid) the terminal viewer needs. */
 export interface AdminSession {
