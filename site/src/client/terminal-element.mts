@@ -1,6 +1,7 @@
 // <lab-terminal>: an xterm.js 6 terminal attached to a shell of the page's lab session (TerminalLink does
 // the protocol). Screen-reader mode is on; copy and paste work from the keyboard (Ctrl+Shift+C/V) and the
 // bar's buttons; Esc then Tab leaves the terminal (EscapeThenTab). A reload reattaches to the same shell.
+import { browserLink } from "./browser-link.mts";
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
@@ -80,19 +81,8 @@ class LabTerminal extends HTMLElement {
         wsUrl(
           `/ws/terminal?session=${encodeURIComponent(sessionId)}&terminal=${encodeURIComponent(id)}&cols=${cols}&rows=${rows}`,
         ),
-      socket: (url, on) => {
-        const ws = new WebSocket(url);
-        ws.binaryType = "arraybuffer";
-        ws.onmessage = (ev) => on.message(ev.data);
-        ws.onclose = () => on.close();
-        return ws;
-      },
+      ...browserLink,
       sink: { write: (bytes) => term.write(bytes), reset: () => term.reset() },
-      schedule: (fn, ms) => {
-        const t = setTimeout(fn, ms);
-        return () => clearTimeout(t);
-      },
-      random: Math.random,
       onState: (s) => {
         live = s.kind === "live";
         reconnectBtn.hidden = !(s.kind === "gave-up" || s.kind === "exited");

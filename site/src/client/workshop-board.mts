@@ -4,6 +4,7 @@
 // updated in place, so focus survives updates; raised hands are highlighted and announced. Actions: a read-only
 // terminal view (xterm.js on /ws/workshop/terminal), reset a learner's lab, end their session, clear a raised
 // hand, extend the event, end it for all (confirmed in a dialog), download the CSV.
+import { browserLink } from "./browser-link.mts";
 import { FitAddon } from "@xterm/addon-fit";
 import { Terminal } from "@xterm/xterm";
 import "@xterm/xterm/css/xterm.css";
@@ -531,19 +532,8 @@ class TerminalViewer {
     const sid = this.sessionId;
     const link = new TerminalLink({
       url: (cols, rows) => wsUrl(terminalViewPath(sid, terminal, cols, rows)),
-      socket: (url, on) => {
-        const ws = new WebSocket(url);
-        ws.binaryType = "arraybuffer";
-        ws.onmessage = (ev) => on.message(ev.data);
-        ws.onclose = () => on.close();
-        return ws;
-      },
+      ...browserLink,
       sink: { write: (bytes) => term.write(bytes), reset: () => term.reset() },
-      schedule: (fn, ms) => {
-        const t = setTimeout(fn, ms);
-        return () => clearTimeout(t);
-      },
-      random: Math.random,
       onState: (s) => {
         this.state.textContent =
           s.kind === "live"
