@@ -1,4 +1,4 @@
-// The instructor's side of the workshop bench (workshop mode only, docs: /work/briefs/workshop-api.md): an event
+// The instructor's side of the workshop bench (workshop mode only, engine/lab-engine/http/API.md §7): an event
 // for the bench's labs, and the board's WebSocket watched as the board page watches it, recording when each
 // learner's tasks-passed count first reached each value.
 import WebSocket from "ws";

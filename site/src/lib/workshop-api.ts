@@ -1,16 +1,12 @@
-// The site's client for workshop mode (/work/briefs/workshop-api.md, documented in engine/lab-engine/http/API.md):
+// The site's client for workshop mode (engine/lab-engine/http/API.md §7):
 // the public join/resume/help calls a learner makes and the admin calls of the instructor's board. Same request
 // code as LabApi (apiRequest), so errors arrive as ApiFailure with the server's code and one-line message.
 import type { FetchLike } from "./api-client.ts";
 import { ApiFailure, apiRequest } from "./api-client.ts";
 import type {
   Board,
-  BoardRow,
-  ClusterHealth,
   EventAdmin,
   EventPublic,
-  EventState,
-  HelpRequest,
   JoinAnswer,
   Learner,
   MeAnswer,
@@ -18,6 +14,7 @@ import type {
   WorkshopInfo,
 } from "../../../engine/lab-engine/index.ts";
 
+/** The workshop wire types (engine/lab-engine/types/workshop-types.ts), for the site's workshop modules. */
 export type {
   Board,
   BoardRow,
@@ -31,7 +28,7 @@ export type {
   MeAnswer,
   NewEvent,
   WorkshopInfo,
-};
+} from "../../../engine/lab-engine/index.ts";
 
 /** AdminSession is the part of a Session (GET /api/workshop/sessions/:sid) the terminal viewer needs. */
 export interface AdminSession {
