@@ -3,6 +3,10 @@
 // browser in as the platform user's learner; passing tasks posts partial credit, then full credit, retrying a
 // platform that answers 503; and forged, replayed, expired, wrongly addressed and unknown-deployment launches are
 // refused with a reason.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "jose";
 import type { Session, TaskResult } from "../../engine/lab-engine/index.ts";
@@ -12,7 +16,8 @@ import { parseLtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 import { ltiLearnerId } from "../../engine/lab-engine/lti/lti-tool.ts";
 import { scoreOf } from "../../engine/lab-engine/lti/grades.ts";
 import type { LabDefinition, LabProgress } from "../../engine/lab-engine/index.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { fixtureLabs, startTestServer, type TestServer } from "./helpers.ts";
 import { startTestPlatform, type TestPlatform } from "./lti-platform.ts";
 
 const backend = (await testBackends())[0];
@@ -57,6 +62,52 @@ describe("the LTI registration file", () => {
     );
     expect(() => parseLtiConfig({ platforms: [good], hint_weight: 2 }, "lti.json")).toThrow("hint_weight:");
   });
+
+  it("started with --sandbox direct, warns that students' shells can read the server's files", async () => {
+    const home = mkdtempSync(join(tmpdir(), "etcd-lab-lti-"));
+    writeFileSync(join(home, "lti.json"), JSON.stringify({ platforms: [good] }));
+    const args = [
+      "--port",
+      "0",
+      "--home",
+      home,
+      "--labs",
+      fixtureLabs,
+      "--lti-config",
+      join(home, "lti.json"),
+      "--warm-pool",
+      "0",
+    ];
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot(), "dist", "lab-server.mjs"), ...args, "--sandbox", "direct"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    try {
+      let out = "";
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (out.includes("etcd-lab ready")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`lab server exited (${code}): ${out}${err}`)));
+      });
+      expect(err).toContain(
+        "WARNING: --sandbox direct with --lti-config: every learner's shell runs as this server's user",
+      );
+      expect(out).not.toContain("?token="); // no token login to hand out
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    }
+  }, 60_000);
 });
 
 describe("scoreOf", () => {

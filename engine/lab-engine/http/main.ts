@@ -200,7 +200,7 @@ const server = await startLabServer({
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);
-  if (err.message.startsWith("workshop mode on ") || err.message.startsWith("--lti-config ")) fail(err.message);
+  if (err.message.startsWith("workshop mode on ")) fail(err.message);
   throw err;
 });
 
