@@ -92,13 +92,14 @@ describe("the LTI registration file", () => {
       await new Promise<void>((resolve, reject) => {
         child.stdout.on("data", (d: Buffer) => {
           out += d;
-          if (out.includes("etcd-lab ready")) resolve();
+          if (out.includes("GET /lti/status with")) resolve();
         });
         child.once("exit", (code) => reject(new Error(`lab server exited (${code}): ${out}${err}`)));
       });
       expect(err).toContain(
         "WARNING: --sandbox direct with --lti-config: every learner's shell runs as this server's user",
       );
+      expect(out).toMatch(/LTI tool http:\/\/127\.0\.0\.1:\d+: students come in from the course/);
       expect(out).not.toContain("?token="); // no token login to hand out
     } finally {
       if (child.exitCode === null && child.signalCode === null) {

@@ -211,6 +211,13 @@ process.stdout.write(
       ? `  workshop: learners open ${publicUrls(server.loginUrl).join(" or ")}\n` +
         `  instructor: ${publicUrls(server.adminUrl)[0]}\n` +
         `  (the admin URL holds the admin token: keep it to yourself)\n`
+      : "") +
+    (server.lti
+      ? `  LTI tool ${server.lti.toolUrl}: students come in from the course (docs/lti.md); ` +
+        `GET /lti/status with Authorization: Bearer ${server.token}\n`
+      : "") +
+    (server.adminUrl || server.lti
+      ? ""
       : `  ${server.loginUrl}\n` + `  (open this URL; the token changes every run)\n`),
 );
 
