@@ -521,6 +521,8 @@ describe.skipIf(!backend)("the LTI tool in workshop mode", () => {
 
     const me = await fetch(`${t.server.url}/api/me`, { headers: { cookie } });
     expect(((await me.json()) as { learnerId: string }).learnerId).toBe(learner);
+    // No event's learner: the lesson page (site/src/client/workshop-learner.mts) sees 401 here and 200 above.
+    expect((await fetch(`${t.server.url}/api/workshop/me`, { headers: { cookie } })).status).toBe(401);
     const open = await fetch(`${t.server.url}/api/sessions`, {
       method: "POST",
       headers: { cookie, "content-type": "application/json" },
