@@ -36,6 +36,7 @@ export async function startTestServer(o: {
   maxSessionsPerLearner?: number;
   lti?: LtiConfig;
   sandbox?: SandboxMode;
+  workshop?: { adminToken?: string };
 }): Promise<TestServer> {
   const home = o.home ?? mkdtempSync(join(tmpdir(), "etcd-lab-test-"));
   const labs = (await loadLabs(o.labsDir ?? fixtureLabs, join(home, "cache"))).map((l) => l.lab);
@@ -54,6 +55,7 @@ export async function startTestServer(o: {
     connect: connectEtcd,
     lti: o.lti,
     ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+    ...(o.workshop ? { workshop: o.workshop } : {}),
   });
   return {
     server,

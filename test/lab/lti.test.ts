@@ -3,17 +3,21 @@
 // browser in as the platform user's learner; passing tasks posts partial credit, then full credit, retrying a
 // platform that answers 503; and forged, replayed, expired, wrongly addressed and unknown-deployment launches are
 // refused with a reason.
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateKeyPair } from "jose";
 import type { Session, TaskResult } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { connectEtcd, EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
+import { EtcdConnection } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { parseLtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 import { ltiLearnerId } from "../../engine/lab-engine/lti/lti-tool.ts";
 import { scoreOf } from "../../engine/lab-engine/lti/grades.ts";
 import type { LabDefinition, LabProgress } from "../../engine/lab-engine/index.ts";
-import { startLabServer } from "../../engine/lab-engine/http/server.ts";
-import { startTestServer, type TestServer } from "./helpers.ts";
+import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { fixtureLabs, startTestServer, type TestServer } from "./helpers.ts";
 import { startTestPlatform, type TestPlatform } from "./lti-platform.ts";
 
 const backend = (await testBackends())[0];
@@ -59,23 +63,52 @@ describe("the LTI registration file", () => {
     expect(() => parseLtiConfig({ platforms: [good], hint_weight: 2 }, "lti.json")).toThrow("hint_weight:");
   });
 
-  it("is refused with workshop mode, whose learners are an event's", async () => {
-    const lti = parseLtiConfig({ platforms: [good] }, "lti.json");
-    const o = { host: "127.0.0.1", port: 0, home: "/nonexistent", siteDir: "", labs: [], backend: "ours" as const };
-    await expect(
-      startLabServer({
-        ...o,
-        allowedOrigins: [],
-        maxSessions: 1,
-        maxSessionsPerLearner: 1,
-        idleTimeoutMs: 0,
-        version: "test",
-        connect: connectEtcd,
-        lti,
-        workshop: {},
-      }),
-    ).rejects.toThrow("--lti-config does not work with --workshop yet");
-  });
+  it("started with --sandbox direct, warns that students' shells can read the server's files", async () => {
+    const home = mkdtempSync(join(tmpdir(), "etcd-lab-lti-"));
+    writeFileSync(join(home, "lti.json"), JSON.stringify({ platforms: [good] }));
+    const args = [
+      "--port",
+      "0",
+      "--home",
+      home,
+      "--labs",
+      fixtureLabs,
+      "--lti-config",
+      join(home, "lti.json"),
+      "--warm-pool",
+      "0",
+    ];
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot(), "dist", "lab-server.mjs"), ...args, "--sandbox", "direct"],
+      {
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    try {
+      let out = "";
+      let err = "";
+      child.stderr.on("data", (d: Buffer) => (err += d));
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d: Buffer) => {
+          out += d;
+          if (out.includes("GET /lti/status with")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`lab server exited (${code}): ${out}${err}`)));
+      });
+      expect(err).toContain(
+        "WARNING: --sandbox direct with --lti-config: every learner's shell runs as this server's user",
+      );
+      expect(out).toMatch(/LTI tool http:\/\/127\.0\.0\.1:\d+: students come in from the course/);
+      expect(out).not.toContain("?token="); // no token login to hand out
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }
+    }
+  }, 60_000);
 });
 
 describe("scoreOf", () => {
@@ -141,6 +174,7 @@ describe("the lab server as an LTI 1.3 tool", () => {
     platform = await startTestPlatform();
     t = await startTestServer({
       backend: backend ?? "ours",
+      sandbox: "direct", // quick; a course would run namespaces, main.ts's default with --lti-config
       lti: parseLtiConfig({ platforms: [platform.config()], hint_weight: 0.5 }, "test"),
     });
     platform.toolUrl = t.server.url;
@@ -295,10 +329,13 @@ describe("the lab server as an LTI 1.3 tool", () => {
       const enter = await fetch(t.server.url + href!, { redirect: "manual" });
       expect(enter.status).toBe(302);
       expect(enter.headers.get("location")).toBe("/lessons/example/");
-      cookies = enter.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0])
-        .join("; ");
+      // One cookie, the signed learner cookie: no run token reaches a student's browser.
+      const set = enter.headers.getSetCookie();
+      expect(set).toHaveLength(1);
+      expect(set[0]).toMatch(
+        /^etcdlab_learner=lti-[0-9a-f]{32}\.[\w-]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=\d+$/,
+      );
+      cookies = set[0]!.split(";")[0]!;
       expect((await fetch(t.server.url + href!, { redirect: "manual" })).status).toBe(401); // a ticket is used once
 
       const me = (await (await fetch(`${t.server.url}/api/me`, { headers: { cookie: cookies } })).json()) as {
@@ -394,5 +431,113 @@ describe("the lab server as an LTI 1.3 tool", () => {
       expect(platform.lineItems).toHaveLength(1);
       expect(platform.problems).toEqual([]);
     }, 60_000);
+
+    it("is only who the signed cookie names: not the run token, X-Etcd-Lab-Learner or a forged cookie", async () => {
+      const mine = ltiLearnerId(platform.issuer, sub);
+      const other = ltiLearnerId(platform.issuer, "student-43");
+      const me = (headers: Record<string, string>) => fetch(`${t.server.url}/api/me`, { headers });
+      const sessions = (headers: Record<string, string>) => fetch(`${t.server.url}/api/sessions`, { headers });
+      // The student's own cookie, even with a header naming the other student, is the student.
+      const own = await me({ cookie: cookies, "x-etcd-lab-learner": other });
+      expect(((await own.json()) as { learnerId: string }).learnerId).toBe(mine);
+      // The run token (what a single-user browser holds) is no learner, with or without the header.
+      const bearer = { authorization: `Bearer ${t.server.token}`, "x-etcd-lab-learner": other };
+      expect((await sessions(bearer)).status).toBe(401);
+      expect((await me({ authorization: `Bearer ${t.server.token}` })).status).toBe(401);
+      const tokenCookie = `etcdlab_token_${t.server.port}=${t.server.token}`;
+      expect(
+        (await sessions({ cookie: `${tokenCookie}; etcdlab_learner=${other}`, "x-etcd-lab-learner": other })).status,
+      ).toBe(401);
+      // Forged cookies: a bare id, another learner's signature, a made-up one.
+      const sig = cookies.slice(cookies.indexOf(".") + 1);
+      for (const forged of [other, `${other}.${sig}`, `${other}.AAAA`, `${mine}.${sig}x`]) {
+        const res = await sessions({ cookie: `etcdlab_learner=${forged}` });
+        expect(res.status, forged).toBe(401);
+        expect(await res.text()).toContain("open the lesson from your course");
+      }
+      // The token logins of single-user mode are not there to mint a learner.
+      const login = await fetch(`${t.server.url}/?token=${t.server.token}`, { redirect: "manual" });
+      expect(login.status).toBe(401);
+      expect(login.headers.getSetCookie()).toEqual([]);
+      const auth = await fetch(`${t.server.url}/api/auth`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ token: t.server.token }),
+      });
+      expect(auth.status).toBe(401);
+      expect(auth.headers.getSetCookie()).toEqual([]);
+      // The operator's token still reads /lti/status.
+      const status = await fetch(`${t.server.url}/lti/status`, {
+        headers: { authorization: `Bearer ${t.server.token}` },
+      });
+      expect(status.status).toBe(200);
+    });
   });
+});
+
+describe.skipIf(!backend)("the LTI tool in workshop mode", () => {
+  let platform: TestPlatform;
+  let t: TestServer;
+
+  beforeAll(async () => {
+    platform = await startTestPlatform();
+    t = await startTestServer({
+      backend: backend ?? "ours",
+      sandbox: "direct",
+      workshop: {},
+      lti: parseLtiConfig({ platforms: [platform.config()] }, "test"),
+    });
+    platform.toolUrl = t.server.url;
+  }, 60_000);
+  afterAll(async () => {
+    await t?.server.close();
+    await platform?.close();
+  });
+
+  it("takes a launched learner, who is no event's, and lets them open a session with no event open", async () => {
+    platform.links.set("lesson-0", { [`${lti}custom`]: { lesson: "00-example" } });
+    const q = new URLSearchParams({
+      iss: platform.issuer,
+      login_hint: "student-7",
+      target_link_uri: `${t.server.url}/lessons/example/`,
+      lti_message_hint: "lesson-0",
+      client_id: platform.clientId,
+    });
+    const login = await fetch(`${t.server.url}/lti/login?${q}`, { redirect: "manual" });
+    const state = (login.headers.get("set-cookie") ?? "").split(";")[0]!;
+    const html = await (await fetch(new URL(login.headers.get("location") ?? ""))).text();
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
+    const launch = await fetch(`${t.server.url}/lti/launch`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie: state, origin: platform.url },
+      body: new URLSearchParams({ id_token: field("id_token"), state: field("state") }).toString(),
+    });
+    const href = /href="(\/lti\/enter\?ticket=[\w-]+)"/.exec(await launch.text())?.[1];
+    expect(href).toBeDefined();
+    const enter = await fetch(t.server.url + href!, { redirect: "manual" });
+    expect(enter.status).toBe(302);
+    const cookie = enter.headers.getSetCookie()[0]!.split(";")[0]!;
+    const learner = ltiLearnerId(platform.issuer, "student-7");
+
+    const me = await fetch(`${t.server.url}/api/me`, { headers: { cookie } });
+    expect(((await me.json()) as { learnerId: string }).learnerId).toBe(learner);
+    // No event's learner: the lesson page (site/src/client/workshop-learner.mts) sees 401 here and 200 above.
+    expect((await fetch(`${t.server.url}/api/workshop/me`, { headers: { cookie } })).status).toBe(401);
+    const open = await fetch(`${t.server.url}/api/sessions`, {
+      method: "POST",
+      headers: { cookie, "content-type": "application/json" },
+      body: JSON.stringify({ lab: "00-example" }),
+    });
+    const session = (await open.json()) as Session;
+    expect(open.status, JSON.stringify(session)).toBe(201);
+    expect(session.learnerId).toBe(learner);
+    // A forged cookie for that learner, and the run token naming them, are nobody.
+    const forged = await fetch(`${t.server.url}/api/sessions`, { headers: { cookie: `etcdlab_learner=${learner}` } });
+    expect(forged.status).toBe(401);
+    const bearer = await fetch(`${t.server.url}/api/sessions`, {
+      headers: { authorization: `Bearer ${t.server.token}`, "x-etcd-lab-learner": learner },
+    });
+    expect(bearer.status).toBe(401);
+    await fetch(`${t.server.url}/api/sessions/${session.id}`, { method: "DELETE", headers: { cookie } });
+  }, 60_000);
 });

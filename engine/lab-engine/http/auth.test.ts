@@ -36,10 +36,10 @@ describe("auth", () => {
     expect(authenticate(req({ authorization: "Bearer nope" }), cfg)).toBeNull();
   });
 
-  it("in workshop mode makes a learner only of what the signed cookie names, never of the token or the header", () => {
+  it("in workshop and LTI mode makes a learner only of what the signed cookie names, never of the token or the header", () => {
     const ws = {
       ...cfg,
-      workshopLearner: (r: IncomingMessage) => (r.headers.cookie === "signed" ? "learner-ok" : undefined),
+      signedLearner: (r: IncomingMessage) => (r.headers.cookie === "signed" ? "learner-ok" : undefined),
     };
     expect(authenticate(req({ cookie: "signed" }), ws)).toEqual({
       kind: "learner",

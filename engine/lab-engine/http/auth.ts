@@ -1,5 +1,6 @@
-// Who is asking: the per-run token (cookie or Bearer) makes a request a learner's; a session token (what a
-// shell holds) makes it that session's. Origins are checked on every request that carries one.
+// Who is asking: in single-user mode the per-run token (cookie or Bearer) makes a request a learner's; in
+// workshop and LTI mode only a signed learner cookie (learner-cookie.ts) does. A session token (what a shell
+// holds) makes a request that session's. Origins are checked on every request that carries one.
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import { learnerIdPattern } from "../session/progress-store.ts";
@@ -57,22 +58,22 @@ export interface AuthConfig {
   port: number;
   sessionByToken(token: string): string | undefined;
   /**
-   * workshopLearner is set in workshop mode: the learner its signed cookie names is the only learner a request
-   * can be (the per-run token and X-Etcd-Lab-Learner count for nothing, no learner is minted).
+   * signedLearner is set in workshop and LTI mode: the learner the signed cookie names is the only learner a
+   * request can be (the per-run token and X-Etcd-Lab-Learner count for nothing, no learner is minted).
    */
-  workshopLearner?: ((req: IncomingMessage) => string | undefined) | undefined;
+  signedLearner?: ((req: IncomingMessage) => string | undefined) | undefined;
 }
 
 /** authenticate returns the caller, or null when the request carries no valid token. */
 export function authenticate(req: IncomingMessage, cfg: AuthConfig): Principal | null {
   const cookies = parseCookies(req.headers.cookie);
   const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
-  if (cfg.workshopLearner) {
+  if (cfg.signedLearner) {
     if (bearer !== undefined) {
       const sid = cfg.sessionByToken(bearer);
       return sid ? { kind: "session", sessionId: sid } : null;
     }
-    const learnerId = cfg.workshopLearner(req);
+    const learnerId = cfg.signedLearner(req);
     return learnerId ? { kind: "learner", learnerId, newLearner: false } : null;
   }
   if (bearer !== undefined) {

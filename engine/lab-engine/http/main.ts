@@ -35,7 +35,8 @@ Flags (each also read from the environment variable shown):
                                    default 1; 0 = off; each costs ~200 MiB RSS, ~70 MiB of it unshared)
   --lti-config <file>              be an LTI 1.3 tool for the platforms this JSON file registers (ETCD_LAB_LTI_CONFIG;
                                    docs/lti.md): launches at /lti/login and /lti/launch, grades posted as tasks pass
-  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct, namespaces with --workshop): namespaces gives
+  --sandbox direct|namespaces      where sessions' processes run (ETCD_LAB_SANDBOX, default direct; namespaces with
+                                   --workshop or --lti-config): namespaces gives
                                    each session its own uid, network, /proc and /tmp and limits (root, bubblewrap;
                                    refuses to start without them); the warm pool is off with it
 
@@ -115,15 +116,22 @@ const seconds = (s: string, what: string): number => {
 };
 const truthy = (v: string | undefined): boolean => v === "1" || v === "true";
 const workshop = values.workshop ?? truthy(env["ETCD_LAB_WORKSHOP"]);
-// SANDBOX DEFAULT: workshop mode defaults the sandbox to "namespaces" (h-sandbox), here and nowhere else.
+const ltiFile = values["lti-config"] ?? env["ETCD_LAB_LTI_CONFIG"];
+// SANDBOX DEFAULT: workshop and LTI mode default the sandbox to "namespaces" (h-sandbox), here and nowhere else.
 let sandbox;
 try {
-  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", workshop ? "namespaces" : "direct"));
+  sandbox = parseSandboxMode(pick(values.sandbox, "ETCD_LAB_SANDBOX", workshop || ltiFile ? "namespaces" : "direct"));
   checkSandbox(sandbox);
 } catch (err) {
   if (err instanceof RangeError || err instanceof SandboxUnavailable) fail(err.message);
   throw err;
 }
+if ((workshop || ltiFile) && sandbox === "direct")
+  process.stderr.write(
+    `WARNING: --sandbox direct with ${workshop ? "--workshop" : "--lti-config"}: every learner's shell runs as ` +
+      `this server's user and can read and change the server's files (progress, grades, secrets, keys); ` +
+      `use --sandbox namespaces for learners you do not trust\n`,
+  );
 const behindProxy = values["behind-proxy"] ?? truthy(env["ETCD_LAB_BEHIND_PROXY"]);
 if (Boolean(values["tls-cert"]) !== Boolean(values["tls-key"])) fail("--tls-cert and --tls-key go together");
 let tls: { cert: string; key: string } | undefined;
@@ -149,7 +157,6 @@ try {
 } catch (err) {
   fail((err as Error).message);
 }
-const ltiFile = values["lti-config"] ?? env["ETCD_LAB_LTI_CONFIG"];
 let lti;
 try {
   lti = ltiFile ? loadLtiConfig(resolve(ltiFile)) : undefined;
@@ -193,7 +200,7 @@ const server = await startLabServer({
 }).catch((err: NodeJS.ErrnoException) => {
   if (err.code === "EADDRINUSE")
     fail(`port ${err.message.split(":").pop()} is in use: another lab server running? try --port 0`);
-  if (err.message.startsWith("workshop mode on ") || err.message.startsWith("--lti-config ")) fail(err.message);
+  if (err.message.startsWith("workshop mode on ")) fail(err.message);
   throw err;
 });
 
@@ -204,6 +211,13 @@ process.stdout.write(
       ? `  workshop: learners open ${publicUrls(server.loginUrl).join(" or ")}\n` +
         `  instructor: ${publicUrls(server.adminUrl)[0]}\n` +
         `  (the admin URL holds the admin token: keep it to yourself)\n`
+      : "") +
+    (server.lti
+      ? `  LTI tool ${server.lti.toolUrl}: students come in from the course (docs/lti.md); ` +
+        `GET /lti/status with Authorization: Bearer ${server.token}\n`
+      : "") +
+    (server.adminUrl || server.lti
+      ? ""
       : `  ${server.loginUrl}\n` + `  (open this URL; the token changes every run)\n`),
 );
 

@@ -2,6 +2,7 @@
 // per-run token and the Origin check (API.md §1). startLabServer resolves once it listens.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
+import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { WebSocketServer } from "ws";
 import type { LabDefinition } from "../../../lab/lab-format.ts";
@@ -36,7 +37,8 @@ import type { SandboxMode } from "../sandbox/driver.ts";
 import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
 import { Workshop } from "../workshop/workshop.ts";
 import type { LtiConfig } from "../lti/lti-config.ts";
-import { LtiTool } from "../lti/lti-tool.ts";
+import { isLtiLearnerId, LtiTool } from "../lti/lti-tool.ts";
+import { LearnerSigner } from "./learner-cookie.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {
@@ -94,12 +96,6 @@ export interface LabServer {
 
 /** startLabServer starts listening and returns once the port is bound. */
 export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
-  // NB: a launched learner is not one of an event's learners, which workshop mode's signed cookie requires; until
-  // the workshop registry takes LTI learners, the two modes are refused together rather than half working.
-  if (o.lti && o.workshop)
-    throw new Error(
-      "--lti-config does not work with --workshop yet: run the LTI tool in single-user mode (docs/lti.md)",
-    );
   if (o.workshop && !loopbackHost(o.host) && !o.tls && !o.behindProxy)
     throw new Error(
       `workshop mode on ${o.host} needs HTTPS: give --tls-cert and --tls-key, or put a TLS reverse proxy in front ` +
@@ -134,8 +130,20 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
           behindProxy: Boolean(o.behindProxy),
           maxLearners: o.workshop.maxLearners ?? 100,
           maxSessions: o.maxSessions,
+          outsideEvents: o.lti ? isLtiLearnerId : undefined,
         })
       : null;
+  // Workshop and LTI mode: only a signed cookie makes a learner (an LTI learner need not be an event's).
+  const signer = workshop ? workshop.registry.signer : o.lti ? new LearnerSigner(join(o.home, "lti", "secret")) : null;
+  const ltiLearner = (req: IncomingMessage): string | undefined => {
+    const id = o.lti ? signer?.verify(parseCookies(req.headers.cookie)[learnerCookie]) : undefined;
+    return id !== undefined && isLtiLearnerId(id) ? id : undefined;
+  };
+  const signedLearner = workshop
+    ? (req: IncomingMessage) => workshop.learnerOf(req)?.id ?? ltiLearner(req)
+    : o.lti
+      ? ltiLearner
+      : undefined;
   const backendInfo = await backends();
   const deps: ApiDeps = {
     workshop: workshop ?? undefined,
@@ -152,7 +160,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
     token,
     port,
     sessionByToken: (t: string) => manager.byToken(t)?.id,
-    workshopLearner: workshop ? (req: IncomingMessage) => workshop.learnerOf(req)?.id : undefined,
+    signedLearner,
   });
   /** scheme is how the browser reached us: https with TLS, or what a TLS proxy on loopback says it was. */
   const scheme = (req: IncomingMessage): string => {
@@ -171,8 +179,11 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         labs: o.labs,
         progress: manager.progress,
         baseUrl: () => baseUrl,
-        loginCookies: (learnerId) => authCookies({ token, port }, learnerId),
-        isAdmin: (req) => sameToken(/^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1], token),
+        loginCookies: (learnerId) => [signer!.setCookie(learnerId, secureCookies)],
+        isAdmin: (req) => {
+          const bearer = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? "")?.[1];
+          return sameToken(bearer, token) || (adminToken !== null && sameToken(bearer, adminToken));
+        },
       })
     : null;
   /** boxed are connections that came out of a session's sandbox: they may use that session's token only. */
@@ -200,7 +211,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         );
       }
       if (workshop && (await workshop.handle(req, res, url))) return;
-      if (!workshop && url.pathname === "/api/auth" && req.method === "POST") {
+      if (!signedLearner && url.pathname === "/api/auth" && req.method === "POST") {
         const body = (await readBody(req)) as { token?: unknown };
         if (typeof body.token !== "string" || !sameToken(body.token, token)) throw unauthorized();
         res.writeHead(204, { "set-cookie": authCookies({ token, port }, learnerToIssue(req), secureCookies) }).end();
@@ -208,7 +219,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
       }
       const queryToken = url.searchParams.get("token");
       if (
-        !workshop &&
+        !signedLearner &&
         queryToken !== null &&
         (req.method === "GET" || req.method === "HEAD") &&
         !url.pathname.startsWith("/api/")
@@ -231,7 +242,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         serveStatic(o.siteDir, req, res, url.pathname);
         return;
       }
-      if (!principal) throw workshop ? notJoined() : unauthorized();
+      if (!principal) throw workshop ? notJoined() : o.lti ? notLaunched() : unauthorized();
       if (principal.kind === "learner" && principal.newLearner)
         res.setHeader("set-cookie", learnerCookieValue(principal.learnerId, secureCookies));
       if (url.pathname.startsWith("/api/")) {
@@ -270,7 +281,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
         throw new ApiHttpError(403, "forbidden_origin", `origin ${req.headers.origin} is not allowed`);
       if (!boxed.has(req.socket) && workshop?.upgrade(req, socket, head, wss, url)) return;
       const principal: Principal | null = caller(req);
-      if (!principal) throw workshop ? notJoined() : unauthorized();
+      if (!principal) throw workshop ? notJoined() : o.lti ? notLaunched() : unauthorized();
       const sid = url.searchParams.get("session") ?? "";
       const session = sessionFor(manager, principal, sid);
       if (url.pathname !== "/ws/terminal" && url.pathname !== "/ws/cluster")
@@ -313,7 +324,7 @@ export async function startLabServer(o: LabServerOptions): Promise<LabServer> {
 
   return {
     url: baseUrl,
-    loginUrl: workshop ? `${baseUrl}/` : `${baseUrl}/?token=${token}`,
+    loginUrl: signedLearner ? `${baseUrl}/` : `${baseUrl}/?token=${token}`,
     token,
     port,
     manager,
@@ -354,6 +365,10 @@ function notJoined(): ApiHttpError {
     "unauthenticated",
     "join the workshop first: open the workshop's page and type its code",
   );
+}
+
+function notLaunched(): ApiHttpError {
+  return new ApiHttpError(401, "unauthenticated", "open the lesson from your course (this lab server is an LTI tool)");
 }
 
 function unauthorized(): ApiHttpError {

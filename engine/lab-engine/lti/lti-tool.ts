@@ -26,7 +26,7 @@ export interface LtiToolOptions {
   progress: ProgressStore;
   /** baseUrl is the server's own URL (the tool URL when the config names none). */
   baseUrl(): string;
-  /** loginCookies are the Set-Cookie values that make a browser this learner (the server's one cookie mechanism). */
+  /** loginCookies are the Set-Cookie values that make a browser this learner (the signed learner cookie). */
   loginCookies(learnerId: string): string[];
   /** isAdmin says whether a request may read GET /lti/status. */
   isAdmin(req: IncomingMessage): boolean;
@@ -37,6 +37,11 @@ export interface LtiToolOptions {
 /** ltiLearnerId is the learner id of a platform user: derived from (issuer, sub), stable, a safe file name. */
 export function ltiLearnerId(issuer: string, sub: string): string {
   return `lti-${createHash("sha256").update(`${issuer}\0${sub}`).digest("hex").slice(0, 32)}`;
+}
+
+/** isLtiLearnerId says whether a learner id is one ltiLearnerId makes (no workshop or browser id has its shape). */
+export function isLtiLearnerId(id: string): boolean {
+  return /^lti-[0-9a-f]{32}$/.test(id);
 }
 
 /** lessonPath is the site path of a lab's lesson: /lessons/<slug>/, the slug being the id without "<nn>-". */

@@ -2,12 +2,12 @@
 // atomically, mode 0600). A learner is a display name in one event; the browser holds a cookie naming it,
 // signed with a secret kept in <home>/workshop/secret (0600, made once); the resume code a learner gets on
 // joining is shown once and stored only as an scrypt hash.
-import { createHmac, randomBytes, randomInt, scrypt, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { randomBytes, randomInt, scrypt, timingSafeEqual } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { ApiHttpError } from "../http/api-error.ts";
-import { learnerIdPattern } from "../session/progress-store.ts";
+import { LearnerSigner } from "../http/learner-cookie.ts";
 import type { EventAdmin, EventPublic, EventState, HelpRequest } from "../types/workshop-types.ts";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -129,7 +129,8 @@ async function codeMatches(code: string, stored: string): Promise<boolean> {
 /** WorkshopRegistry holds the events and learners and signs the learners' cookies. */
 export class WorkshopRegistry {
   private readonly dir: string;
-  private readonly secret: Buffer;
+  /** signer signs the learners' cookies (http/learner-cookie.ts) with <home>/workshop/secret. */
+  readonly signer: LearnerSigner;
   private state: StateFile;
   private readonly listeners = new Set<(eventId: string) => void>();
 
@@ -139,7 +140,7 @@ export class WorkshopRegistry {
   ) {
     this.dir = join(home, "workshop");
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.secret = this.loadSecret();
+    this.signer = new LearnerSigner(join(this.dir, "secret"));
     this.state = this.load();
   }
 
@@ -305,16 +306,13 @@ export class WorkshopRegistry {
 
   /** cookieValue is the signed value of the learner cookie for `id`. */
   cookieValue(id: string): string {
-    return `${id}.${this.sign(id)}`;
+    return this.signer.value(id);
   }
 
   /** verify returns the learner a cookie value names when its signature holds and the learner exists. */
   verify(value: string | undefined): WorkshopLearner | undefined {
-    const dot = value?.lastIndexOf(".") ?? -1;
-    if (!value || dot <= 0) return undefined;
-    const id = value.slice(0, dot);
-    if (!learnerIdPattern.test(id) || !sameText(value.slice(dot + 1), this.sign(id))) return undefined;
-    return this.learner(id);
+    const id = this.signer.verify(value);
+    return id === undefined ? undefined : this.learner(id);
   }
 
   /** onChange calls `fn` with the event id after every change to an event or its learners. */
@@ -324,10 +322,6 @@ export class WorkshopRegistry {
   }
 
   // ---- internals ------------------------------------------------------------------------------------------
-
-  private sign(id: string): string {
-    return createHmac("sha256", this.secret).update(`learner:${id}`).digest("base64url");
-  }
 
   private eventOrThrow(id: string): WorkshopEvent {
     const e = this.state.events.find((x) => x.id === id);
@@ -339,14 +333,6 @@ export class WorkshopRegistry {
     const l = this.state.learners.find((x) => x.id === id);
     if (!l) throw new ApiHttpError(404, "not_found", `no learner "${id}"`);
     return l;
-  }
-
-  private loadSecret(): Buffer {
-    const file = join(this.dir, "secret");
-    if (!existsSync(file))
-      writeFileSync(file, randomBytes(32).toString("base64url") + "\n", { mode: 0o600, flag: "wx" });
-    chmodSync(file, 0o600);
-    return Buffer.from(readFileSync(file, "utf8").trim(), "base64url");
   }
 
   private load(): StateFile {

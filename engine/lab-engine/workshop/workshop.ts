@@ -60,6 +60,11 @@ export interface WorkshopOptions {
   /** maxLearners caps the learners of the events not ended (joins beyond: 503 workshop_full). */
   maxLearners: number;
   maxSessions: number;
+  /**
+   * outsideEvents says which learners are no event's yet may open sessions at any time: LTI learners, whom a
+   * launch from a course makes (lti/lti-tool.ts). They are on no board and in no export.
+   */
+  outsideEvents?: ((learnerId: string) => boolean) | undefined;
   now?: () => number;
 }
 
@@ -134,12 +139,14 @@ export class Workshop {
    * handed back even when the server is full.)
    */
   admit(learnerId: string): void {
+    if (this.o.outsideEvents?.(learnerId)) return;
     const state = eventState(this.eventOf(learnerId), this.now());
     if (state !== "open") throw closedError(state);
   }
 
   /** opened is told of a session the learner opened: created while the event ended, it is destroyed. */
   async opened(session: LabSession): Promise<void> {
+    if (this.o.outsideEvents?.(session.learnerId)) return;
     const state = eventState(this.eventOf(session.learnerId), this.now());
     if (state !== "open") {
       await this.o.manager.destroy(session.id);
@@ -488,8 +495,7 @@ export class Workshop {
   }
 
   private learnerCookie(id: string): string {
-    const value = this.registry.cookieValue(id);
-    return `${learnerCookie}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=2592000${this.secure()}`;
+    return this.registry.signer.setCookie(id, this.o.secureCookies);
   }
 
   private secure(): string {

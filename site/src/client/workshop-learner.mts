@@ -2,7 +2,8 @@
 // known (workshopReady); a learner who has not joined is sent to the join page, which brings them back here.
 // The lesson header's workshop bar shows the event, the time left and the learner's name, and its
 // Ask for help button raises or lowers their hand (POST/DELETE /api/workshop/help). Outside workshop mode
-// (404) nothing changes and workshopReady resolves at once.
+// (404) nothing changes and workshopReady resolves at once, as it does for a student the server knows who is no
+// event's learner (launched from a course, docs/lti.md).
 import type { MeAnswer } from "../lib/workshop-api.ts";
 import { timeLeft } from "../lib/workshop-board.ts";
 import { joinPath } from "../lib/workshop-links.ts";
@@ -23,6 +24,15 @@ async function gate(): Promise<void> {
   }
   if (!info) return;
   const me = await workshop.me().catch(() => null);
+  // A student launched from a course (LTI, docs/lti.md) is a learner of no event: the lab starts, with no bar.
+  if (
+    !me &&
+    (await fetch("/api/me").then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    return;
   if (!me) {
     location.replace(joinPath(`${location.pathname}${location.search}`, import.meta.env.BASE_URL));
     return new Promise<void>(() => undefined);
