@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { connectEtcd } from "../engine/lab-engine/cluster/etcd-connection.ts";
-import { repoRoot } from "../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../engine/lab-engine/host/repo-root.ts";
 import { startLabServer } from "../engine/lab-engine/http/server.ts";
 import { parseSandboxMode } from "../engine/lab-engine/sandbox/create-driver.ts";
 import type { SandboxMode } from "../engine/lab-engine/sandbox/driver.ts";

@@ -4,7 +4,7 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { cpus, loadavg, totalmem } from "node:os";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { Board } from "./board.ts";
 import { Learner, sleep, type Phase } from "./learner.ts";
 import type { WorkshopOptions } from "./options.ts";

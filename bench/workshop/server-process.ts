@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 
 /** ServerOptions say how to start the lab server for one step of the bench. */
 export interface ServerOptions {

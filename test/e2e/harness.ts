@@ -122,11 +122,18 @@ export async function startLabServer(backend?: string, args: readonly string[] =
       reject(new Error(`the lab server exited (${code}):\n${output}`));
     });
   });
+  let stopping = false;
+  child.once("exit", (code, signal) => {
+    // A server that dies under a test takes every later page with it: say why, once, where the failures are read.
+    if (!stopping)
+      console.error(`e2e: the lab server exited (${code ?? signal}) during the tests:\n${output.slice(-8000)}`);
+  });
   return {
     origin,
     token,
     home,
     async stop() {
+      stopping = true;
       if (child.exitCode === null) {
         const exited = new Promise((r) => child.once("exit", r));
         child.kill("SIGTERM");

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, renameSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { connectEtcd } from "../../engine/lab-engine/cluster/etcd-connection.ts";
 import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { SessionManager } from "../../engine/lab-engine/session/session-manager.ts";

@@ -10,7 +10,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { Session, SolveAnswer, TaskResult, TaskState } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { loadLabs } from "../../engine/lab-engine/session/lab-loader.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 

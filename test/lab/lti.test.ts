@@ -16,7 +16,7 @@ import { parseLtiConfig } from "../../engine/lab-engine/lti/lti-config.ts";
 import { ltiLearnerId } from "../../engine/lab-engine/lti/lti-tool.ts";
 import { scoreOf } from "../../engine/lab-engine/lti/grades.ts";
 import type { LabDefinition, LabProgress } from "../../engine/lab-engine/index.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { fixtureLabs, startTestServer, type TestServer } from "./helpers.ts";
 import { startTestPlatform, type TestPlatform } from "./lti-platform.ts";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import type { LabEvent, Session } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 
 const run = promisify(execFile);

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import WebSocket from "ws";
 import type { Session } from "../../engine/lab-engine/index.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
 import { Recorder, until } from "./helpers.ts";
 

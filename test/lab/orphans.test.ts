@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterStatus, Session } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { alive, fixtureLabs, until } from "./helpers.ts";
 import WebSocket from "ws";
 

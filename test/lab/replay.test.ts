@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ClusterStatus, LabEvent, Session } from "../../engine/lab-engine/index.ts";
 import { testBackends } from "../../engine/lab-engine/cluster/testing.ts";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { replayControls } from "../../engine/lab-engine/session/replay.ts";
 import { startTestServer, type TestServer } from "./helpers.ts";
 

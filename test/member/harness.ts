@@ -8,7 +8,7 @@ import { request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePorts } from "../../engine/lab-engine/cluster/ports.ts";
-import { pidExists } from "../../engine/lab-engine/cluster/pid.ts";
+import { pidExists } from "../../engine/lab-engine/host/pid.ts";
 
 /** ServerKind picks the member binary: this repo's etcd or Debian's real etcd 3.4. */
 export type ServerKind = "ours" | "real";

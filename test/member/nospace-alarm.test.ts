@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { repoRoot } from "../../engine/lab-engine/cluster/repo-root.ts";
+import { repoRoot } from "../../engine/lab-engine/host/repo-root.ts";
 import { ControlClient } from "../../engine/lab-engine/cluster/control-client.ts";
 import { EtcdClient } from "../../engine/store/client/index.ts";
 import { AlarmType } from "../../engine/store/proto/gen/etcdserverpb.ts";

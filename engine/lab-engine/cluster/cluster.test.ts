@@ -8,7 +8,7 @@ import { testBackends } from "./testing.ts";
 import type { LabEventBody } from "../types/event-types.ts";
 import type { ClusterRpc } from "./cluster-rpc.ts";
 import { ClusterControlError } from "./control-error.ts";
-import { pidExists as alive } from "./pid.ts";
+import { pidExists as alive } from "../host/pid.ts";
 
 function procState(pid: number): string {
   return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] ?? "?";

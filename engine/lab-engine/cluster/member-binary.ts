@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { capabilitiesOf } from "../types/status-types.ts";
 import type { Backend, Capabilities } from "../types/status-types.ts";
-import { repoRoot } from "./repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 
 /** MemberBinary says how to start a member of one backend. */
 export interface MemberBinary {

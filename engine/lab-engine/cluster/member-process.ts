@@ -9,7 +9,7 @@ import type { MemberBinary } from "./member-binary.ts";
 import type { ProcessGuard } from "./watchdog.ts";
 import { markerEnv } from "./watchdog.ts";
 import { spawnCommand, type SessionBox } from "../sandbox/driver.ts";
-import { processStopped } from "./pid.ts";
+import { processStopped } from "../host/pid.ts";
 
 /** MemberExit describes how a member process ended. */
 export interface MemberExit {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BackendUnavailable, resolveMemberBinary } from "./member-binary.ts";
 import type { Backend } from "../types/status-types.ts";
-import { repoRoot } from "./repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import { Cluster } from "./cluster.ts";
 import { Watchdog } from "./watchdog.ts";
 import { EtcdConnection } from "./etcd-connection.ts";

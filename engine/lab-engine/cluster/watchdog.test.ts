@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { Watchdog, killMarked, markerEnv } from "./watchdog.ts";
-import { pidExists as alive } from "./pid.ts";
+import { pidExists as alive } from "../host/pid.ts";
 
 async function until(cond: () => boolean, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

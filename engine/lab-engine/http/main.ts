@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { networkInterfaces } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import type { Backend } from "../types/status-types.ts";
 import { resolveMemberBinary } from "../cluster/member-binary.ts";
 import { connectEtcd } from "../cluster/etcd-connection.ts";

@@ -26,10 +26,10 @@ import { fullMessage } from "../workshop/workshop.ts";
 import type { MasterView, SyncResult } from "../cluster/static-pods.ts";
 import type { ControlPlaneStatus } from "../kube/control-plane.ts";
 import type { PodsView } from "../../kube/sim/simulation.ts";
-import { ApiHttpError, toApiError } from "./api-error.ts";
-import type { Principal } from "./auth.ts";
+import { ApiHttpError, toApiError } from "../web/api-error.ts";
+import type { Principal } from "../web/auth.ts";
 import type * as schema from "./request-schemas.ts";
-import { json, noContent, type Reply, type RouteCall } from "./router.ts";
+import { json, noContent, type Reply, type RouteCall } from "../web/router.ts";
 
 /** ApiDeps are the server-side services the routes use. */
 export interface ApiDeps {

@@ -14,7 +14,7 @@ import {
   slowDiskBody,
   solveBody,
 } from "./request-schemas.ts";
-import { route, type Route, type RouteSpec } from "./router.ts";
+import { route, type Route, type RouteSpec } from "../web/router.ts";
 
 /** apiRoutes is API.md §3, in match order: dispatch takes the first row whose path and method match. */
 export const apiRoutes: readonly Route<ApiDeps>[] = [

@@ -12,7 +12,7 @@ import { capabilitiesOf } from "../types/status-types.ts";
 import type { BackendInfo } from "../types/api-types.ts";
 import { SessionManager } from "../session/session-manager.ts";
 import type { Connection } from "../cluster/etcd-connection.ts";
-import { ApiHttpError, sendError, toApiError } from "./api-error.ts";
+import { ApiHttpError, sendError, toApiError } from "../web/api-error.ts";
 import {
   allowedOrigins,
   authCookies,
@@ -25,20 +25,20 @@ import {
   parseCookies,
   sameToken,
   type Principal,
-} from "./auth.ts";
+} from "../web/auth.ts";
 import { learnerIdPattern } from "../session/progress-store.ts";
 import { sessionFor, type ApiDeps } from "./route-handlers.ts";
 import { apiRoutes } from "./routes.ts";
-import { dispatch, readBody } from "./router.ts";
+import { dispatch, readBody } from "../web/router.ts";
 import { serveStatic } from "./static-files.ts";
 import { attachCluster, attachTerminal } from "./ws-handlers.ts";
 import { createDriver } from "../sandbox/create-driver.ts";
 import type { SandboxMode } from "../sandbox/driver.ts";
-import { guardUpgradeSocket, guardWebSocket } from "./ws-guard.ts";
+import { guardUpgradeSocket, guardWebSocket } from "../web/ws-guard.ts";
 import { Workshop } from "../workshop/workshop.ts";
 import type { LtiConfig } from "../lti/lti-config.ts";
 import { isLtiLearnerId, LtiTool } from "../lti/lti-tool.ts";
-import { LearnerSigner } from "./learner-cookie.ts";
+import { LearnerSigner } from "../web/learner-cookie.ts";
 
 /** LabServerOptions configure a lab server (engine/lab-engine/http/main.ts fills them from flags and env). */
 export interface LabServerOptions {

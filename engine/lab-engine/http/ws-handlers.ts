@@ -4,7 +4,7 @@ import type { RawData, WebSocket } from "ws";
 import type { LabSession } from "../session/session.ts";
 import type { ClusterMessage } from "../types/api-types.ts";
 import { inputBytesMax } from "../terminal/terminal.ts";
-import { closeWith, frameObject } from "./ws-guard.ts";
+import { closeWith, frameObject } from "../web/ws-guard.ts";
 
 /** statusDropBytes: a cluster client this far behind skips status samples (events are never skipped). */
 export const statusDropBytes = 1024 * 1024;

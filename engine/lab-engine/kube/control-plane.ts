@@ -12,7 +12,7 @@ import { KubeSimulation, type PodsView, type SimStatus } from "../../kube/sim/si
 import { realClock } from "../../kube/sim/clock.ts";
 import type { KubeSimEvent } from "../../kube/sim/events.ts";
 import { seededRng } from "../../common/rng.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import { SandboxRunner } from "./job-sandbox.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 

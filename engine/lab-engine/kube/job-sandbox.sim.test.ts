@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { seededRng } from "../../common/rng.ts";
 import { KubeSimulation } from "../../kube/sim/simulation.ts";
 import { FakeClock, MemoryKubeClient, nodeFixture } from "../../kube/sim/testing.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import { nodeDir } from "./control-plane.ts";
 import { SandboxRunner } from "./job-sandbox.ts";
 

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { RunRequest, VolumeMount } from "../../kube/sim/node-runtime.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import { SandboxRunner, bwrapMissing, bwrapPath, parseBytes, toolsOf } from "./job-sandbox.ts";
 
 const ws = mkdtempSync(join(tmpdir(), "sandbox-test-"));

@@ -44,8 +44,8 @@ import {
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import type { IPty, IPtyForkOptions } from "node-pty";
-import { repoRoot } from "../cluster/repo-root.ts";
-import { pidExists } from "../cluster/pid.ts";
+import { repoRoot } from "../host/repo-root.ts";
+import { pidExists } from "../host/pid.ts";
 import {
   spawnCommand,
   spawnPtyCommand,
@@ -343,6 +343,13 @@ export class NamespacesBox implements SessionBox {
       "lab",
       "--die-with-parent",
       ...["/tmp", "/var/tmp", "/dev/shm"].flatMap((d) => ["--perms", "1777", "--tmpfs", d]),
+      // The code the box runs (dist/, node_modules) when this checkout itself lives in a temporary directory.
+      ...codeUnderTmp().flatMap((code) => [
+        ...between(tmpTop(code), code).flatMap((d) => ["--perms", "0755", "--dir", d]),
+        "--ro-bind",
+        code,
+        code,
+      ]),
       "--perms",
       "0755",
       "--tmpfs",
@@ -536,6 +543,17 @@ export class NamespacesBox implements SessionBox {
 }
 
 /** between lists the directories strictly between `top` and `path` (top-down). */
+/** tmpTop is the private temporary directory (of the box's) that path lies in. */
+function tmpTop(path: string): string {
+  return ["/tmp", "/var/tmp", "/dev/shm"].find((t) => path.startsWith(t + "/")) ?? "/";
+}
+
+/** codeUnderTmp is the checkout (repoRoot) when the box's private temporary directories would hide it. */
+function codeUnderTmp(): string[] {
+  const code = repoRoot();
+  return tmpTop(code) === "/" ? [] : [code];
+}
+
 function between(top: string, path: string): string[] {
   const out: string[] = [];
   for (let d = dirname(path); d.startsWith(top + "/"); d = dirname(d)) out.unshift(d);

@@ -4,7 +4,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { labFiles, loadLabs } from "./lab-loader.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 
 const cache = mkdtempSync(join(tmpdir(), "etcd-lab-labcache-"));
 

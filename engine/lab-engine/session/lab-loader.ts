@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { join, relative } from "node:path";
 import { pathToFileURL } from "node:url";
 import { LabFormatError, validateLab, type LabDefinition } from "../../../lab/lab-format.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 
 /** LoadedLab is a validated lab and the file it came from. */
 export interface LoadedLab {

@@ -8,7 +8,7 @@ import { connectEtcd } from "../cluster/etcd-connection.ts";
 import { SessionManager } from "./session-manager.ts";
 import { shapeKey } from "./warm-pool.ts";
 import { seedPlan } from "../kube/seed-plan.ts";
-import { pidExists as alive } from "../cluster/pid.ts";
+import { pidExists as alive } from "../host/pid.ts";
 
 async function until(what: string, cond: () => boolean, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

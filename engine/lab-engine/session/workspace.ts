@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFile, readdir, stat } from "node:fs/promises";
 import type { WorkspaceFiles } from "../types/check-context.ts";
-import { pidExists } from "../cluster/pid.ts";
+import { pidExists } from "../host/pid.ts";
 
 /** labHome is $ETCD_LAB_HOME or <os tmpdir>/etcd-lab-<uid>. */
 export function labHome(): string {

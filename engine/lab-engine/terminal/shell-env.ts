@@ -4,7 +4,7 @@
 // per-session bin directory, so a shell works while our own tools are still being written.
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 import type { Backend } from "../types/status-types.ts";
 import { markerEnv } from "../cluster/watchdog.ts";
 import { promptCommand, ps1Marker } from "./prompt-marker.ts";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Terminal, highWaterBytes, type TerminalClient } from "./terminal.ts";
 import { prepareShellFiles, shellEnv, type ShellSettings } from "./shell-env.ts";
 import { Watchdog } from "../cluster/watchdog.ts";
-import { repoRoot } from "../cluster/repo-root.ts";
+import { repoRoot } from "../host/repo-root.ts";
 
 const guard = new Watchdog();
 afterAll(() => guard.close());

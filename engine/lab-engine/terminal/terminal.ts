@@ -6,7 +6,7 @@ import { writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessGuard } from "../cluster/watchdog.ts";
 import { killMarked } from "../cluster/watchdog.ts";
-import { foregroundGroup } from "../cluster/pid.ts";
+import { foregroundGroup } from "../host/pid.ts";
 import { Scrollback } from "./scrollback.ts";
 import { PromptMarkerScanner } from "./prompt-marker.ts";
 import { terminalMarkerEnv } from "./shell-env.ts";

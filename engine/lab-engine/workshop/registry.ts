@@ -6,8 +6,8 @@ import { randomBytes, randomInt, scrypt, timingSafeEqual } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { ApiHttpError } from "../http/api-error.ts";
-import { LearnerSigner } from "../http/learner-cookie.ts";
+import { ApiHttpError } from "../web/api-error.ts";
+import { LearnerSigner } from "../web/learner-cookie.ts";
 import type { EventAdmin, EventPublic, EventState, HelpRequest } from "../types/workshop-types.ts";
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, keylen: number) => Promise<Buffer>;
@@ -129,7 +129,7 @@ async function codeMatches(code: string, stored: string): Promise<boolean> {
 /** WorkshopRegistry holds the events and learners and signs the learners' cookies. */
 export class WorkshopRegistry {
   private readonly dir: string;
-  /** signer signs the learners' cookies (http/learner-cookie.ts) with <home>/workshop/secret. */
+  /** signer signs the learners' cookies (web/learner-cookie.ts) with <home>/workshop/secret. */
   readonly signer: LearnerSigner;
   private state: StateFile;
   private readonly listeners = new Set<(eventId: string) => void>();

@@ -1,5 +1,5 @@
 // Where this checkout is: the directory holding etcd-lab's package.json. Works from the sources
-// (engine/lab-engine/cluster/repo-root.ts) and from the bundles (dist/lab-server.mjs, dist/lab.mjs).
+// (engine/lab-engine/host/repo-root.ts) and from the bundles (dist/lab-server.mjs, dist/lab.mjs).
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
