@@ -84,8 +84,11 @@ async function memberQuotas(ctx: CheckContext): Promise<MemberQuota[]> {
     status.members.map(async (m: MemberStatus) => {
       let quota = m.dbSizeQuota;
       if (m.reachable) {
-        const res = await fetch(`${m.metricsUrl}/metrics`, { signal: AbortSignal.timeout(2000) }).catch(() => null);
-        const fromMetrics = res?.ok ? quotaFromMetrics(await res.text()) : null;
+        // Best effort, headers and body alike: a member too slow to answer in time keeps its Status quota.
+        const text = await fetch(`${m.metricsUrl}/metrics`, { signal: AbortSignal.timeout(10_000) })
+          .then((res) => (res.ok ? res.text() : null))
+          .catch(() => null);
+        const fromMetrics = text !== null ? quotaFromMetrics(text) : null;
         if (fromMetrics !== null) quota = fromMetrics;
       }
       return { name: m.name, reachable: m.reachable, dbSize: m.dbSize, quota, alarms: m.alarms };
