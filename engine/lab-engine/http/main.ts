@@ -15,6 +15,12 @@ import { startLabServer } from "./server.ts";
 import { loadLtiConfig } from "../lti/lti-config.ts";
 import { checkSandbox, parseSandboxMode, SandboxUnavailable } from "../sandbox/create-driver.ts";
 
+// One learner's failed background step (a warm cluster that did not start, a shell that died mid-write) must not
+// end every learner's session: a promise nobody awaited is logged with its stack, and the server keeps serving.
+process.on("unhandledRejection", (reason) => {
+  console.error("lab-server: unhandled rejection (the server keeps running):", reason);
+});
+
 const help = `Usage: lab-server [flags]
 
 Serves the etcd-lab course site and its labs (see engine/lab-engine/http/API.md).
